@@ -1,0 +1,1 @@
+export { ROSTER_ALLOWLIST, type AllowedRosterField } from "./allowlist.ts";
