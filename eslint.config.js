@@ -14,6 +14,7 @@ export default tseslint.config(
       ".tools/**",
       "packages/context-spec/cases/**",
       "**/test-fixtures/**",
+      "scripts/lint-fixtures/**",
     ],
   },
   js.configs.recommended,

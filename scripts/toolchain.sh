@@ -13,6 +13,8 @@ tools="$root/.tools"
 node_pin=$(tr -d ' \n\r' <"$root/.node-version")
 pnpm_pin=$(sed -n 's/.*"packageManager": *"pnpm@\([^"+]*\).*/\1/p' "$root/package.json")
 
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+
 say() { printf 'toolchain: %s\n' "$*" >&2; }
 
 node_is_suitable() {

@@ -1,0 +1,130 @@
+import { execFile } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export interface PostgresServer {
+  /** Superuser connection URL on 127.0.0.1, database `postgres`. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Where the server binaries live: PATH first, then Debian's versioned directories. */
+export function findPostgresBinDir(): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))) return dir;
+  }
+  const debianRoot = "/usr/lib/postgresql";
+  if (existsSync(debianRoot)) {
+    const versions = readdirSync(debianRoot).sort((a, b) => Number(b) - Number(a));
+    for (const version of versions) {
+      const dir = join(debianRoot, version, "bin");
+      if (existsSync(join(dir, "initdb"))) return dir;
+    }
+  }
+  return null;
+}
+
+export function postgresBinariesAvailable(): boolean {
+  return findPostgresBinDir() !== null;
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address && typeof address === "object") resolve(address.port);
+        else reject(new Error("could not determine a free loopback port"));
+      });
+    });
+  });
+}
+
+/**
+ * PostgreSQL refuses to run as root. When the tests run as root (CI containers do), the
+ * server runs as the unprivileged `postgres` account through `runuser`.
+ */
+function asServerUser(binary: string, args: readonly string[]): [string, string[]] {
+  if (userInfo().uid !== 0) return [binary, [...args]];
+  return ["runuser", ["-u", "postgres", "--", binary, ...args]];
+}
+
+async function chownForServerUser(dir: string): Promise<void> {
+  if (userInfo().uid !== 0) return;
+  const { stdout } = await run("id", ["-u", "postgres"]);
+  const { stdout: gid } = await run("id", ["-g", "postgres"]);
+  chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+}
+
+/**
+ * Starts a throwaway server: a fresh cluster in a temporary directory, trust
+ * authentication, listening on a free port on 127.0.0.1 only, fsync off (test data).
+ */
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const binDir = findPostgresBinDir();
+  if (!binDir) {
+    throw new Error(
+      "No PostgreSQL server binaries (initdb, pg_ctl) found on PATH or under /usr/lib/postgresql. " +
+        "Install them (Debian: apt-get install postgresql) or set TALKIDE_TEST_PG_URL.",
+    );
+  }
+  const root = mkdtempSync(join(tmpdir(), "talkide-pg-"));
+  chmodSync(root, 0o755);
+  await chownForServerUser(root);
+  const dataDir = join(root, "data");
+  const port = await freeLoopbackPort();
+
+  const initdb = asServerUser(join(binDir, "initdb"), [
+    "-D",
+    dataDir,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "--encoding=UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
+  await run(initdb[0], initdb[1]);
+
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const start = asServerUser(join(binDir, "pg_ctl"), [
+    "-D",
+    dataDir,
+    "-o",
+    options,
+    "-l",
+    join(root, "server.log"),
+    "-w",
+    "start",
+  ]);
+  await run(start[0], start[1]);
+
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const stop = asServerUser(join(binDir, "pg_ctl"), [
+        "-D",
+        dataDir,
+        "-m",
+        "immediate",
+        "-w",
+        "stop",
+      ]);
+      try {
+        await run(stop[0], stop[1]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
