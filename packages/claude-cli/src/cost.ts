@@ -1,0 +1,25 @@
+/**
+ * Claude Code reports `total_cost_usd` cumulatively for a session (a resumed turn continues
+ * the session's total), so a turn's own cost is the difference to the previous turn's total.
+ *
+ * - `previousCumulative === null`: first turn of the session, its cost is the whole total.
+ * - `cumulative === null` (no result, or no cost reported): unknown.
+ * - `cumulative < previousCumulative`: the totals belong to different sessions; unknown.
+ * - Inputs that are negative or not finite: unknown.
+ *
+ * The difference is rounded to 1e-10 USD so binary floating-point noise
+ * (0.150872 − 0.100552 = 0.05032000000000001) does not leak into stored amounts.
+ */
+export function perTurnCostUsd(
+  previousCumulative: number | null,
+  cumulative: number | null,
+): number | null {
+  if (cumulative === null || !isUsableAmount(cumulative)) return null;
+  if (previousCumulative === null) return cumulative;
+  if (!isUsableAmount(previousCumulative) || cumulative < previousCumulative) return null;
+  return Math.round((cumulative - previousCumulative) * 1e10) / 1e10;
+}
+
+function isUsableAmount(value: number): boolean {
+  return Number.isFinite(value) && value >= 0;
+}

@@ -1,0 +1,91 @@
+/**
+ * One event of Claude Code's `--output-format stream-json` output: a JSON object per line
+ * with a `type` (`system`, `assistant`, `user`, `result`, …). Only the fields this package
+ * relies on are named; everything else is kept as the CLI wrote it.
+ */
+export interface ClaudeStreamEvent {
+  readonly type: string;
+  readonly subtype?: string;
+  readonly session_id?: string;
+  readonly [field: string]: unknown;
+}
+
+/** The final `result` event, as far as a turn's outcome depends on it. */
+export interface ClaudeResultEvent extends ClaudeStreamEvent {
+  readonly type: "result";
+  readonly is_error?: boolean;
+  readonly result?: string;
+  readonly total_cost_usd?: number;
+  readonly errors?: readonly string[];
+}
+
+/**
+ * Splits a stream of text chunks into complete lines. Chunks may end anywhere (inside a
+ * line, between `\r` and `\n`); a line is only released once its newline arrived, and
+ * `end()` releases a final line that had none.
+ */
+export class LineSplitter {
+  private pending = "";
+
+  push(chunk: string): string[] {
+    this.pending += chunk;
+    const lines = this.pending.split("\n");
+    this.pending = lines.pop() ?? "";
+    return lines.map(stripCarriageReturn);
+  }
+
+  end(): string[] {
+    const last = this.pending;
+    this.pending = "";
+    return last === "" ? [] : [stripCarriageReturn(last)];
+  }
+}
+
+function stripCarriageReturn(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
+}
+
+export type ParsedLine =
+  | { readonly kind: "blank" }
+  | { readonly kind: "event"; readonly event: ClaudeStreamEvent }
+  | { readonly kind: "invalid"; readonly line: string };
+
+/** Classifies one output line: blank (ignored), an event object with a string `type`, or invalid. */
+export function parseStreamLine(line: string): ParsedLine {
+  if (line.trim() === "") return { kind: "blank" };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { kind: "invalid", line };
+  }
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    Array.isArray(value) ||
+    typeof (value as { type?: unknown }).type !== "string"
+  ) {
+    return { kind: "invalid", line };
+  }
+  return { kind: "event", event: value as ClaudeStreamEvent };
+}
+
+export function isInitEvent(event: ClaudeStreamEvent): boolean {
+  return event.type === "system" && event.subtype === "init";
+}
+
+export function isResultEvent(event: ClaudeStreamEvent): event is ClaudeResultEvent {
+  return event.type === "result";
+}
+
+/** A non-empty string session id carried by an event, if any. */
+export function sessionIdOf(event: ClaudeStreamEvent): string | null {
+  const id = event.session_id;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+/** The cumulative session cost a result event reports, when it is a usable number. */
+export function totalCostOf(event: ClaudeResultEvent): number | null {
+  const cost: unknown = event.total_cost_usd;
+  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : null;
+}

@@ -1,0 +1,36 @@
+import { readFile } from "node:fs/promises";
+
+/** One invocation of the fake `claude`, as it appended it to `FAKE_CLAUDE_RECORD`. */
+export interface FakeClaudeRecord {
+  readonly pid: number;
+  /** Arguments after the executable. */
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  /** The child's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Everything it read on standard input (the prompt). */
+  readonly stdin: string;
+  readonly scenario: string;
+  /** What `FAKE_CLAUDE_RUN` did, or null when it was not set. */
+  readonly run: {
+    readonly command: string;
+    readonly exitCode: number | null;
+    readonly stdout: string;
+    readonly stderr: string;
+  } | null;
+}
+
+/** Reads a `FAKE_CLAUDE_RECORD` file; a file that does not exist yet means no invocation. */
+export async function readFakeClaudeRecords(file: string): Promise<FakeClaudeRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as FakeClaudeRecord);
+}

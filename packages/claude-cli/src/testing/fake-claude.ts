@@ -1,0 +1,424 @@
+#!/usr/bin/env node
+// A stand-in for the `claude` CLI in print mode with `--output-format stream-json --verbose`.
+// It writes the same event shapes Claude Code 2.1.330 writes (system/init, assistant,
+// result), keeps per-session state so `--resume` and the cumulative `total_cost_usd`
+// behave like the real CLI, and records how it was called. It never talks to a model.
+//
+// Self-contained on purpose (no imports outside node:), so it starts fast and runs from the
+// TypeScript source with Node's type stripping. Environment:
+//   FAKE_CLAUDE_SCENARIO   ok (default) | is_error | unknown_session | crash | hang | slow |
+//                          garbage | no_result
+//   FAKE_CLAUDE_RECORD     append one JSON line per invocation (argv, cwd, env, stdin, …)
+//   FAKE_CLAUDE_STATE_DIR  where sessions live; with it, --resume of an unknown id fails
+//   FAKE_CLAUDE_RUN        a shell command run (sh -c, in the cwd) before answering
+//   FAKE_CLAUDE_RESULT     the reply text (default: "Done.")
+//   FAKE_CLAUDE_TURN_COST_USD  cost added per turn (default 0.0125)
+//   FAKE_CLAUDE_DELAY_MS   delay of the slow scenario (default 1000)
+//   FAKE_CLAUDE_EXIT_CODE  exit code of the crash scenario (default 1)
+//   FAKE_CLAUDE_CRASH_SIGNAL  crash by this signal instead (e.g. SIGSEGV, SIGKILL)
+//   FAKE_CLAUDE_IGNORE_SIGTERM  "1": the hang scenario ignores SIGTERM (needs SIGKILL)
+//   FAKE_CLAUDE_VERSION    what --version reports (default 2.1.330)
+//   FAKE_CLAUDE_LINGER_MS  stay alive this long after the result event (a CLI that does
+//                          not exit on its own)
+//   FAKE_CLAUDE_WRITE_CHUNK_BYTES  write stdout in pieces of this many bytes, pausing
+//                          between them (lines and UTF-8 characters arrive split)
+
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const SCENARIOS = [
+  "ok",
+  "is_error",
+  "unknown_session",
+  "crash",
+  "hang",
+  "slow",
+  "garbage",
+  "no_result",
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const MODEL = "claude-sonnet-4-5-20250929";
+const TOOLS = ["Task", "Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "WebSearch"];
+
+interface ParsedArgs {
+  print: boolean;
+  outputFormat: string | null;
+  verbose: boolean;
+  resume: string | null;
+  appendSystemPrompt: string | null;
+  pluginDirs: string[];
+  agent: string | null;
+  version: boolean;
+}
+
+interface SessionState {
+  sessionId: string;
+  cwd: string;
+  turns: number;
+  totalCostUsd: number;
+}
+
+const VALUE_FLAGS = new Set([
+  "--output-format",
+  "--resume",
+  "-r",
+  "--append-system-prompt",
+  "--plugin-dir",
+  "--agent",
+  "--model",
+  "--permission-mode",
+  "--allowedTools",
+  "--disallowedTools",
+  "--system-prompt",
+  "--input-format",
+  "--max-turns",
+]);
+
+function parseArgs(argv: readonly string[]): ParsedArgs {
+  const parsed: ParsedArgs = {
+    print: false,
+    outputFormat: null,
+    verbose: false,
+    resume: null,
+    appendSystemPrompt: null,
+    pluginDirs: [],
+    agent: null,
+    version: false,
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? "";
+    const value = VALUE_FLAGS.has(arg) ? (argv[i + 1] ?? null) : null;
+    if (value !== null) i += 1;
+    if (arg === "-p" || arg === "--print") parsed.print = true;
+    else if (arg === "--verbose") parsed.verbose = true;
+    else if (arg === "--version" || arg === "-v") parsed.version = true;
+    else if (arg === "--output-format") parsed.outputFormat = value;
+    else if (arg === "--resume" || arg === "-r") parsed.resume = value;
+    else if (arg === "--append-system-prompt") parsed.appendSystemPrompt = value;
+    else if (arg === "--plugin-dir" && value !== null) parsed.pluginDirs.push(value);
+    else if (arg === "--agent") parsed.agent = value;
+  }
+  return parsed;
+}
+
+function scenarioFromEnv(): Scenario | null {
+  const raw = process.env["FAKE_CLAUDE_SCENARIO"] ?? "ok";
+  return SCENARIOS.find((s) => s === raw) ?? null;
+}
+
+/** Resolves once everything written so far reached the pipe (writes are ordered). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) =>
+    stream.write("", () => {
+      resolve();
+    }),
+  );
+}
+
+/** Exits only after stdout and stderr were flushed: pipes are written asynchronously. */
+async function exitWith(code: number, stderrText = ""): Promise<never> {
+  if (stderrText !== "") process.stderr.write(stderrText);
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(code);
+}
+
+const chunkBytes = Math.floor(numberFromEnv("FAKE_CLAUDE_WRITE_CHUNK_BYTES", 0));
+
+async function emit(event: Record<string, unknown>): Promise<void> {
+  const bytes = Buffer.from(`${JSON.stringify(event)}\n`, "utf8");
+  if (chunkBytes <= 0) {
+    process.stdout.write(bytes);
+    return;
+  }
+  for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
+    process.stdout.write(bytes.subarray(offset, offset + chunkBytes));
+    await drained(process.stdout);
+    await sleep(1);
+  }
+}
+
+function numberFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(value) ? value : fallback;
+}
+
+function readStdin(): string {
+  try {
+    return readFileSync(0, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function sessionFile(stateDir: string, sessionId: string): string {
+  return join(stateDir, "sessions", `${encodeURIComponent(sessionId)}.json`);
+}
+
+function loadSession(stateDir: string | undefined, sessionId: string): SessionState | null {
+  if (stateDir === undefined) return null;
+  try {
+    return JSON.parse(readFileSync(sessionFile(stateDir, sessionId), "utf8")) as SessionState;
+  } catch {
+    return null;
+  }
+}
+
+function saveSession(stateDir: string | undefined, session: SessionState): void {
+  if (stateDir === undefined) return;
+  const file = sessionFile(stateDir, session.sessionId);
+  mkdirSync(join(stateDir, "sessions"), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(session)}\n`);
+  renameSync(temp, file);
+}
+
+function usage(inputTokens: number, outputTokens: number): Record<string, unknown> {
+  return {
+    input_tokens: inputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: outputTokens,
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: "standard",
+  };
+}
+
+function initEvent(sessionId: string, args: ParsedArgs): Record<string, unknown> {
+  return {
+    type: "system",
+    subtype: "init",
+    cwd: process.cwd(),
+    session_id: sessionId,
+    tools: TOOLS,
+    mcp_servers: [],
+    model: MODEL,
+    permissionMode: "default",
+    slash_commands: ["compact", "context", "cost", "init", "review"],
+    apiKeySource: process.env["ANTHROPIC_API_KEY"] === undefined ? "none" : "ANTHROPIC_API_KEY",
+    claude_code_version: process.env["FAKE_CLAUDE_VERSION"] ?? "2.1.330",
+    output_style: "default",
+    agents: ["general-purpose", "Explore", "Plan", ...(args.agent === null ? [] : [args.agent])],
+    skills: [],
+    plugins: args.pluginDirs.map((path) => ({ name: path.split("/").pop() ?? path, path })),
+    uuid: randomUUID(),
+  };
+}
+
+function assistantEvent(sessionId: string, text: string, model = MODEL): Record<string, unknown> {
+  return {
+    type: "assistant",
+    message: {
+      id: `msg_fake${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [{ type: "text", text }],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usage(100, 1),
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  };
+}
+
+function resultEvent(fields: {
+  subtype: string;
+  isError: boolean;
+  sessionId: string;
+  totalCostUsd: number;
+  result?: string;
+  errors?: string[];
+  numTurns: number;
+  startedAt: number;
+}): Record<string, unknown> {
+  const duration = Date.now() - fields.startedAt;
+  return {
+    type: "result",
+    subtype: fields.subtype,
+    is_error: fields.isError,
+    duration_ms: duration,
+    duration_api_ms: fields.numTurns === 0 ? 0 : duration,
+    num_turns: fields.numTurns,
+    ...(fields.result === undefined ? {} : { result: fields.result }),
+    stop_reason: fields.numTurns === 0 ? null : "end_turn",
+    session_id: fields.sessionId,
+    total_cost_usd: fields.totalCostUsd,
+    usage: usage(fields.numTurns === 0 ? 0 : 100, fields.numTurns === 0 ? 0 : 10),
+    modelUsage: {},
+    permission_denials: [],
+    ...(fields.errors === undefined ? {} : { errors: fields.errors }),
+    uuid: randomUUID(),
+  };
+}
+
+function record(args: readonly string[], stdin: string, scenario: Scenario, run: unknown): void {
+  const file = process.env["FAKE_CLAUDE_RECORD"];
+  if (file === undefined || file === "") return;
+  const line = {
+    pid: process.pid,
+    argv: args,
+    cwd: process.cwd(),
+    env: { ...process.env },
+    stdin,
+    scenario,
+    run,
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
+function runBeforeAnswer(): unknown {
+  const command = process.env["FAKE_CLAUDE_RUN"];
+  if (command === undefined || command === "") return null;
+  const ran = spawnSync("/bin/sh", ["-c", command], {
+    cwd: process.cwd(),
+    env: process.env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // The command's output belongs to the "agent", not to the event stream.
+  process.stderr.write(ran.stderr);
+  return { command, exitCode: ran.status, stdout: ran.stdout, stderr: ran.stderr };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const argv = process.argv.slice(2);
+  const args = parseArgs(argv);
+  if (args.version) {
+    process.stdout.write(`${process.env["FAKE_CLAUDE_VERSION"] ?? "2.1.330"} (Claude Code)\n`);
+    return;
+  }
+  const scenario = scenarioFromEnv();
+  if (scenario === "hang" && process.env["FAKE_CLAUDE_IGNORE_SIGTERM"] === "1") {
+    // Installed before the init event, so a caller that saw init knows SIGTERM is ignored.
+    process.on("SIGTERM", () => undefined);
+  }
+  if (scenario === null) {
+    const raw = process.env["FAKE_CLAUDE_SCENARIO"] ?? "";
+    return exitWith(
+      64,
+      `fake claude: unknown FAKE_CLAUDE_SCENARIO ${JSON.stringify(raw)}; use one of ${SCENARIOS.join(", ")}\n`,
+    );
+  }
+  if (!args.print || args.outputFormat !== "stream-json") {
+    return exitWith(64, "fake claude: only -p --output-format stream-json is implemented\n");
+  }
+  if (!args.verbose) {
+    // Claude Code's own message and exit status for this mistake.
+    return exitWith(
+      1,
+      "Error: When using --print, --output-format=stream-json requires --verbose\n",
+    );
+  }
+  const stdin = readStdin();
+  const ran = runBeforeAnswer();
+  record(argv, stdin, scenario, ran);
+
+  const stateDir = process.env["FAKE_CLAUDE_STATE_DIR"] || undefined;
+  const turnCost = numberFromEnv("FAKE_CLAUDE_TURN_COST_USD", 0.0125);
+  const replyText = process.env["FAKE_CLAUDE_RESULT"] ?? "Done.";
+
+  let session: SessionState;
+  if (args.resume !== null) {
+    const known = loadSession(stateDir, args.resume);
+    const unknown = scenario === "unknown_session" || (stateDir !== undefined && known === null);
+    if (unknown) {
+      // Claude Code 2.1.330 on an unknown --resume id: no init event, one error result,
+      // the same sentence on stderr, exit status 1.
+      const message = `No conversation found with session ID: ${args.resume}`;
+      await emit(
+        resultEvent({
+          subtype: "error_during_execution",
+          isError: true,
+          sessionId: args.resume,
+          totalCostUsd: 0,
+          errors: [message],
+          numTurns: 0,
+          startedAt,
+        }),
+      );
+      return exitWith(1, `${message}\n`);
+    }
+    session = known ?? { sessionId: args.resume, cwd: process.cwd(), turns: 0, totalCostUsd: 0 };
+  } else {
+    session = { sessionId: randomUUID(), cwd: process.cwd(), turns: 0, totalCostUsd: 0 };
+  }
+
+  await emit(initEvent(session.sessionId, args));
+  saveSession(stateDir, session);
+
+  switch (scenario) {
+    case "crash": {
+      await emit(assistantEvent(session.sessionId, "Starting…"));
+      process.stderr.write("fake claude: simulated crash\n");
+      const signal = process.env["FAKE_CLAUDE_CRASH_SIGNAL"];
+      if (signal !== undefined && signal !== "") {
+        await Promise.all([drained(process.stdout), drained(process.stderr)]);
+        process.kill(process.pid, signal);
+      }
+      return exitWith(numberFromEnv("FAKE_CLAUDE_EXIT_CODE", 1));
+    }
+    case "hang": {
+      setInterval(() => undefined, 60_000);
+      return;
+    }
+    case "is_error": {
+      // The real CLI reports an API error with subtype "success" and is_error true (which
+      // is why is_error, not the subtype, decides), after a synthetic assistant message.
+      const text = "API Error: 500 Internal server error (fake)";
+      await emit(assistantEvent(session.sessionId, text, "<synthetic>"));
+      await emit(
+        resultEvent({
+          subtype: "success",
+          isError: true,
+          sessionId: session.sessionId,
+          totalCostUsd: session.totalCostUsd,
+          result: text,
+          numTurns: 1,
+          startedAt,
+        }),
+      );
+      return exitWith(1);
+    }
+    case "slow":
+      await sleep(numberFromEnv("FAKE_CLAUDE_DELAY_MS", 1000));
+      break;
+    case "garbage":
+      process.stdout.write("this line is not JSON\n");
+      break;
+    default:
+      break;
+  }
+
+  session.turns += 1;
+  // Rounded like a currency amount so cumulative totals stay exact sums of turn costs.
+  session.totalCostUsd = Math.round((session.totalCostUsd + turnCost) * 1e10) / 1e10;
+  saveSession(stateDir, session);
+  await emit(assistantEvent(session.sessionId, replyText));
+  if (scenario === "no_result") return;
+  await emit(
+    resultEvent({
+      subtype: "success",
+      isError: false,
+      sessionId: session.sessionId,
+      totalCostUsd: session.totalCostUsd,
+      result: replyText,
+      numTurns: 1,
+      startedAt,
+    }),
+  );
+  const lingerMs = numberFromEnv("FAKE_CLAUDE_LINGER_MS", 0);
+  if (lingerMs > 0) await sleep(lingerMs);
+}
+
+await main();

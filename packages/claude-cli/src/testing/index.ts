@@ -1,0 +1,33 @@
+export { FAKE_CLAUDE_PATH, FAKE_CLAUDE_SCRIPT } from "./fake-claude-path.ts";
+export {
+  DEFAULT_FAKE_REPLY_TEXT,
+  startFakeMessagesApi,
+  type FakeContentBlock,
+  type FakeMessagesApi,
+  type FakeMessagesApiOptions,
+  type FakeReply,
+  type FakeReplyFunction,
+  type RecordedRequest,
+} from "./fake-messages-api.ts";
+export { readFakeClaudeRecords, type FakeClaudeRecord } from "./fake-claude-records.ts";
+export {
+  REAL_CLAUDE_PATH,
+  REAL_CLAUDE_VERSION,
+  realClaudeEnv,
+  resolveRealClaudePath,
+  type RealClaudeEnvOptions,
+} from "./real-claude.ts";
+export {
+  instructionReminders,
+  lastUserPrompt,
+  lastUserTexts,
+  newInstructionReminders,
+  parseInstructionReminder,
+  systemBlocks,
+  systemPromptText,
+  wireMessages,
+  type InstructionFile,
+  type InstructionReminder,
+  type TextBlock,
+  type WireMessage,
+} from "./wire.ts";

@@ -1,0 +1,85 @@
+import { createServer, type Server } from "node:net";
+import { once } from "node:events";
+import { afterEach, describe, expect, test } from "vitest";
+import { PortsError } from "./errors.ts";
+import { probePort } from "./probe.ts";
+import { ephemeralPort, startListener, type Listener } from "./test-support/processes.ts";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function listenHere(host: string, port = 0): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  server.listen({ port, host, exclusive: true });
+  await once(server, "listening");
+  cleanups.push(async () => {
+    server.close();
+    await once(server, "close");
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no address");
+  return { server, port: address.port };
+}
+
+async function listenInChild(port: number, host: string): Promise<Listener> {
+  const listener = await startListener(port, host);
+  cleanups.push(listener.stop);
+  return listener;
+}
+
+describe("probePort against real sockets on loopback", () => {
+  test("a port this process listens on is busy, held by this process", async () => {
+    const { port } = await listenHere("127.0.0.1");
+    const probe = await probePort(port);
+    expect(probe).toMatchObject({ port, state: "busy", holder: { pid: process.pid } });
+    if (probe.state === "busy") expect(probe.holder?.command).toMatch(/node/);
+  });
+
+  test("a port another process listens on is busy, with that process's pid and executable name only", async () => {
+    const port = await ephemeralPort();
+    const listener = await listenInChild(port, "127.0.0.1");
+    const probe = await probePort(port);
+    expect(probe).toMatchObject({ port, state: "busy", holder: { pid: listener.pid } });
+    // The arguments (here the script path) never appear: they can carry secrets.
+    if (probe.state === "busy") {
+      expect(probe.holder?.command).toBe("node");
+      expect(probe.holder?.command).not.toContain("listen.ts");
+    }
+  });
+
+  test("a listener on IPv6 loopback only still makes the port busy (seen in the socket table)", async () => {
+    const port = await ephemeralPort();
+    const listener = await listenInChild(port, "::1");
+    expect(await probePort(port)).toMatchObject({
+      port,
+      state: "busy",
+      holder: { pid: listener.pid },
+    });
+  });
+
+  test("a free port is free, and probing leaves it free for the project's server", async () => {
+    const port = await ephemeralPort();
+    expect(await probePort(port)).toEqual({ port, state: "free" });
+    // The probe's own test bind is gone: the port can be taken right away.
+    const { port: taken } = await listenHere("127.0.0.1", port);
+    expect(taken).toBe(port);
+  });
+
+  test("probing a busy port neither frees it nor disturbs its holder", async () => {
+    const port = await ephemeralPort();
+    const listener = await listenInChild(port, "127.0.0.1");
+    await probePort(port);
+    await probePort(port, { host: "127.0.0.1" });
+    expect(listener.child.exitCode).toBeNull();
+    expect((await probePort(port)).state).toBe("busy");
+  });
+
+  test("refuses something that is not a port", async () => {
+    for (const port of [0, -1, 65536, 80.5, Number.NaN]) {
+      await expect(probePort(port)).rejects.toThrow(PortsError);
+      await expect(probePort(port)).rejects.toMatchObject({ code: "invalid_port" });
+    }
+  });
+});
