@@ -1,0 +1,5 @@
+/**
+ * Version of the contract the cases pin. Major: a change of bytes or errors for an existing
+ * case. Minor: new suites or cases. Patch: wording of the spec pages only.
+ */
+export const SPEC_VERSION = "1.0.0";
