@@ -1,0 +1,47 @@
+/**
+ * The standing prompt: the system prompt appended to every agent turn of the daemon (contract
+ * 4.1). It depends on the brand and CLI names and on nothing else, so every turn of every agent
+ * gets the same bytes, and a session can be pinned to it by its hash.
+ */
+import { createHash } from "node:crypto";
+import {
+  checkBrand,
+  checkCli,
+  DEFAULT_BRAND,
+  DEFAULT_CLI,
+  PromptParameterError,
+} from "../text/parameters.ts";
+import { goalTaskProtocol } from "./goal-task-protocol.ts";
+import { standingPromptBase } from "./standing-prompt-base.ts";
+
+export interface StandingPromptParameters {
+  /** The platform's name as the agent reads it, e.g. `Ticlawk`. */
+  readonly brand: string;
+  /** The command the agent runs to talk to the platform, e.g. `ticlawk`. */
+  readonly cli: string;
+}
+
+/**
+ * Builds the standing prompt. Only `brand` and `cli` are read; anything else a caller passes
+ * along (an agent id, a delivery) is ignored by construction. Throws `PromptParameterError`
+ * when a name is missing or outside its charset.
+ */
+export function buildStandingPrompt(parameters: StandingPromptParameters): string {
+  if (typeof parameters !== "object" || (parameters as unknown) === null) {
+    throw new PromptParameterError("invalid_field", "", "expected { brand, cli }");
+  }
+  const brand = checkBrand(parameters.brand);
+  const cli = checkCli(parameters.cli);
+  return `${standingPromptBase(brand, cli)}\n${goalTaskProtocol(cli)}`;
+}
+
+/** The version of a standing prompt: the SHA-256 of its UTF-8 bytes, as lower-case hex. */
+export function standingPromptVersion(prompt: string): string {
+  return createHash("sha256").update(prompt, "utf8").digest("hex");
+}
+
+/** The standing prompt for brand `Ticlawk` and CLI `ticlawk`. */
+export const STANDING_PROMPT = buildStandingPrompt({ brand: DEFAULT_BRAND, cli: DEFAULT_CLI });
+
+/** `standingPromptVersion(STANDING_PROMPT)`; the daemon pins sessions to it. */
+export const STANDING_PROMPT_VERSION = standingPromptVersion(STANDING_PROMPT);
