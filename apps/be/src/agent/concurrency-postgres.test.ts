@@ -1,0 +1,3 @@
+import { describeConcurrentMessages } from "../test-support/concurrency-suite.ts";
+
+describeConcurrentMessages("split", "postgres");

@@ -1,0 +1,72 @@
+/**
+ * The events of a turn, as clients see them (stored in turn_events, streamed over SSE).
+ * Types: turn.queued, turn.started, context.written, port.busy, session.reset, agent.init,
+ * agent.text, agent.tool_use, and exactly one terminal event: turn.succeeded or turn.failed.
+ */
+export interface TurnEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["turn.succeeded", "turn.failed"]);
+
+type Listener = (event: TurnEvent) => void;
+
+/**
+ * A turn that is queued or running. Its events live in memory until the turn is finished
+ * and every event is stored, so a subscriber gets the whole history and then each new event
+ * with no gap and no duplicate, whenever it subscribes.
+ */
+export class LiveTurn {
+  readonly turnId: string;
+  readonly events: TurnEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  private persisted: Promise<void> = Promise.resolve();
+  private readonly persist: (event: TurnEvent) => Promise<void>;
+
+  constructor(turnId: string, persist: (event: TurnEvent) => Promise<void>) {
+    this.turnId = turnId;
+    this.persist = persist;
+  }
+
+  emit(type: string, data: Record<string, unknown>): TurnEvent {
+    const event: TurnEvent = { seq: this.events.length + 1, type, data };
+    this.events.push(event);
+    this.persisted = this.persisted.then(() => this.persist(event));
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  /** Replays every event so far to `listener`, then forwards new ones. Returns unsubscribe. */
+  subscribe(listener: Listener): () => void {
+    for (const event of this.events) listener(event);
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Resolves when every event emitted so far is stored. */
+  flushed(): Promise<void> {
+    return this.persisted;
+  }
+}
+
+export class TurnEventHub {
+  private readonly live = new Map<string, LiveTurn>();
+
+  open(turnId: string, persist: (event: TurnEvent) => Promise<void>): LiveTurn {
+    const turn = new LiveTurn(turnId, persist);
+    this.live.set(turnId, turn);
+    return turn;
+  }
+
+  get(turnId: string): LiveTurn | undefined {
+    return this.live.get(turnId);
+  }
+
+  close(turnId: string): void {
+    this.live.delete(turnId);
+  }
+}

@@ -1,0 +1,523 @@
+import {
+  isUnknownSessionFailure,
+  perTurnCostUsd,
+  runClaudeTurn,
+  type ClaudeStreamEvent,
+  type ClaudeTurnResult,
+} from "@talkide/claude-cli";
+import { derivePorts, probePort } from "@talkide/ports";
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Logger } from "pino";
+import { prepareSpawnContext, type ContextLayout } from "../context/prepare.ts";
+import type { WriteHooks } from "../context/write-if-changed.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { insertQueuedTurn, type TurnRow } from "../domain/turns.ts";
+import { AppError } from "../errors.ts";
+import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
+
+export interface ClaudeSettings {
+  readonly claudePath: string;
+  /** Called before every spawn: the complete environment of the child. */
+  readonly env: () => Record<string, string>;
+  readonly pluginDir: string;
+  readonly agentName: string;
+  readonly permissionMode: "default" | "acceptEdits" | "plan";
+  readonly allowedTools: readonly string[];
+  readonly timeoutMs: number;
+  readonly killGraceMs?: number;
+}
+
+export interface TurnRunnerOptions {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly logger: Logger;
+  readonly claude: ClaudeSettings;
+  readonly layout: ContextLayout;
+  readonly queueLimit: number;
+  readonly writeHooks?: WriteHooks;
+}
+
+/**
+ * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
+ * prompt sections (working directory, date, git status) keeps the system prompt identical
+ * across projects and turns, so the provider's prompt cache can be reused. The permission
+ * mode and tool rules come from configuration: print mode cannot ask, so anything not
+ * permitted up front is denied.
+ */
+export function extraClaudeArgs(
+  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools">,
+): string[] {
+  const args = [
+    "--exclude-dynamic-system-prompt-sections",
+    "--permission-mode",
+    settings.permissionMode,
+  ];
+  if (settings.allowedTools.length > 0)
+    args.push("--allowedTools", settings.allowedTools.join(","));
+  return args;
+}
+
+const FAILURE_CODES: Record<string, string> = {
+  binary_missing: "claude_binary_missing",
+  spawn_failed: "claude_spawn_failed",
+  timeout: "turn_timeout",
+  crashed: "claude_crashed",
+  is_error: "claude_error",
+  protocol: "claude_protocol_error",
+  aborted: "turn_aborted",
+};
+
+interface ProjectLane {
+  running: string | null;
+  readonly pending: string[];
+  reserving: number;
+  insertChain: Promise<unknown>;
+  drainer: Promise<void> | null;
+}
+
+class TurnFailure extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * Runs Mara's turns: one at a time per project, in the order the messages arrived. While a
+ * turn runs, up to `queueLimit` further messages wait (FIFO); one more is refused with 409
+ * `project_busy`. Every turn renders the context before its spawn.
+ */
+export class TurnRunner {
+  readonly hub = new TurnEventHub();
+  private readonly lanes = new Map<number, ProjectLane>();
+  private readonly abort = new AbortController();
+  private closing = false;
+  private readonly options: TurnRunnerOptions;
+
+  constructor(options: TurnRunnerOptions) {
+    this.options = options;
+  }
+
+  private lane(projectId: number): ProjectLane {
+    let lane = this.lanes.get(projectId);
+    if (lane === undefined) {
+      lane = {
+        running: null,
+        pending: [],
+        reserving: 0,
+        insertChain: Promise.resolve(),
+        drainer: null,
+      };
+      this.lanes.set(projectId, lane);
+    }
+    return lane;
+  }
+
+  /** Queues a message from a member; the turn's events follow on the hub. */
+  async submit(options: { projectId: number; memberId: string; prompt: string }): Promise<TurnRow> {
+    if (this.closing) {
+      throw new AppError(
+        "service_stopping",
+        503,
+        "Service is stopping",
+        "The service is shutting down and takes no new messages; send it again once it is back.",
+      );
+    }
+    const lane = this.lane(options.projectId);
+    const waiting = lane.pending.length + lane.reserving;
+    if ((lane.running !== null || waiting > 0) && waiting >= this.options.queueLimit) {
+      throw new AppError(
+        "project_busy",
+        409,
+        "Mara is busy with this project",
+        this.options.queueLimit === 0
+          ? "A turn is running for this project; send the message again when it has finished."
+          : `A turn is running and ${waiting} more message(s) are waiting for this project (at most ${this.options.queueLimit} may wait); send the message again when the queue is shorter.`,
+      );
+    }
+    lane.reserving += 1;
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const previous = lane.insertChain;
+    lane.insertChain = previous.then(() => done);
+    try {
+      await previous;
+      const row = await insertQueuedTurn(this.options.db, options);
+      // Queue order is insert order: the push happens before the next insert may start.
+      lane.pending.push(row.id);
+      const live = this.hub.open(row.id, (event) => this.persistEvent(row.id, event));
+      live.emit("turn.queued", {
+        turnId: row.id,
+        number: row.number,
+        position: lane.pending.length - 1 + (lane.running === null ? 0 : 1),
+      });
+      this.kick(options.projectId);
+      return row;
+    } finally {
+      lane.reserving -= 1;
+      release();
+    }
+  }
+
+  private kick(projectId: number): void {
+    const lane = this.lane(projectId);
+    if (lane.drainer !== null) return;
+    lane.drainer = this.drain(lane).finally(() => {
+      lane.drainer = null;
+      // A message that arrived while the drainer was finishing must not be stranded.
+      if (lane.pending.length > 0 && !this.closing) this.kick(projectId);
+    });
+  }
+
+  private async drain(lane: ProjectLane): Promise<void> {
+    for (;;) {
+      const turnId = lane.pending.shift();
+      if (turnId === undefined || this.closing) {
+        if (turnId !== undefined) lane.pending.unshift(turnId);
+        return;
+      }
+      lane.running = turnId;
+      try {
+        await this.runTurn(turnId);
+      } catch (error) {
+        this.options.logger.error({ err: error, turnId }, "turn runner failed");
+      } finally {
+        lane.running = null;
+      }
+    }
+  }
+
+  private async persistEvent(turnId: string, event: TurnEvent): Promise<void> {
+    try {
+      await this.options.db
+        .insertInto("turn_events")
+        .values({
+          turn_id: turnId,
+          seq: event.seq,
+          type: event.type,
+          data: JSON.stringify(event.data),
+        })
+        .execute();
+    } catch (error) {
+      this.options.logger.error(
+        { err: error, turnId, seq: event.seq },
+        "could not store a turn event",
+      );
+    }
+  }
+
+  private async runTurn(turnId: string): Promise<void> {
+    const { db, logger } = this.options;
+    const live = this.hub.get(turnId);
+    if (live === undefined) throw new Error(`turn ${turnId} has no live event stream`);
+    const turn = await db
+      .updateTable("turns")
+      .set({ status: "running", started_at: sql<string>`clock_timestamp()` })
+      .where("id", "=", turnId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const session = await db
+      .selectFrom("agent_sessions")
+      .selectAll()
+      .where("project_id", "=", turn.project_id)
+      .where("ended_at", "is", null)
+      .executeTakeFirst();
+    live.emit("turn.started", { turnId, resume: session !== undefined });
+    logger.info(
+      { turnId, projectId: turn.project_id, resume: session !== undefined },
+      "turn started",
+    );
+
+    try {
+      const workspaceDir = await this.prepare(turn, live);
+      await this.reportBusyPorts(turn.project_id, live);
+      let result = await this.spawn(turn, workspaceDir, session?.claude_session_id, live);
+      let resumedFrom = session;
+      if (session !== undefined && isUnknownSessionFailure(result)) {
+        // Claude Code no longer has the transcript (its state directory was cleared): the
+        // conversation cannot continue, so this turn starts a new one, and says so.
+        await db
+          .updateTable("agent_sessions")
+          .set({ ended_at: sql<string>`clock_timestamp()` })
+          .where("id", "=", session.id)
+          .execute();
+        live.emit("session.reset", {
+          message:
+            "Claude Code no longer knows this project's conversation; this turn starts a new one. Earlier messages are not part of it.",
+        });
+        resumedFrom = undefined;
+        result = await this.spawn(turn, workspaceDir, undefined, live);
+      }
+      await this.finish(turn, live, result, resumedFrom);
+    } catch (error) {
+      const failure =
+        error instanceof TurnFailure
+          ? error
+          : new TurnFailure(
+              "internal_error",
+              "The turn failed inside the service; see the service log.",
+            );
+      if (!(error instanceof TurnFailure))
+        logger.error({ err: error, turnId }, "turn failed unexpectedly");
+      await this.markFailed(turn, live, failure.code, failure.message, null, null);
+    }
+  }
+
+  /** Render and write the context; a failure here means nothing was spawned. */
+  private async prepare(turn: TurnRow, live: LiveTurn): Promise<string> {
+    try {
+      const prepared = await prepareSpawnContext(this.options.db, {
+        projectId: turn.project_id,
+        activeMemberId: turn.member_id,
+        layout: this.options.layout,
+        ...(this.options.writeHooks === undefined ? {} : { hooks: this.options.writeHooks }),
+      });
+      live.emit("context.written", { layout: this.options.layout, files: prepared.files });
+      return prepared.project.workspace_dir;
+    } catch (error) {
+      if (error instanceof AppError) {
+        throw new TurnFailure(
+          "context_invalid",
+          `The project's context cannot be rendered (${error.code}: ${error.message}) Fix the project or member data and send the message again.`,
+        );
+      }
+      const code = (error as NodeJS.ErrnoException).code;
+      this.options.logger.error({ err: error, turnId: turn.id }, "context write failed");
+      throw new TurnFailure(
+        "context_write_failed",
+        `The context files could not be written${code === undefined ? "" : ` (${code})`}; nothing was spawned. Check that the workspace directory is writable.`,
+      );
+    }
+  }
+
+  /** A busy derived port is reported, never worked around: the user decides what to do. */
+  private async reportBusyPorts(projectId: number, live: LiveTurn): Promise<void> {
+    const ports = derivePorts(projectId);
+    for (const [service, port] of [
+      ["be", ports.be],
+      ["fe", ports.fe],
+    ] as const) {
+      try {
+        const probe = await probePort(port);
+        if (probe.state === "busy") {
+          live.emit("port.busy", {
+            service,
+            port,
+            holder: probe.holder,
+            message: `Port ${port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
+              probe.holder === null ? "" : ` by process ${probe.holder.pid}`
+            }. Nothing was changed: free the port or tell Mara how to proceed.`,
+          });
+        }
+      } catch (error) {
+        this.options.logger.warn({ err: error, port }, "port probe failed");
+      }
+    }
+  }
+
+  private spawn(
+    turn: TurnRow,
+    workspaceDir: string,
+    resumeSessionId: string | undefined,
+    live: LiveTurn,
+  ): Promise<ClaudeTurnResult> {
+    const { claude } = this.options;
+    return runClaudeTurn({
+      claudePath: claude.claudePath,
+      cwd: workspaceDir,
+      prompt: turn.prompt,
+      resumeSessionId,
+      pluginDir: claude.pluginDir,
+      agent: claude.agentName,
+      extraArgs: extraClaudeArgs(claude),
+      env: claude.env(),
+      timeoutMs: claude.timeoutMs,
+      killGraceMs: claude.killGraceMs,
+      signal: this.abort.signal,
+      onEvent: (event) => {
+        forwardAgentEvent(event, live);
+      },
+    });
+  }
+
+  private async finish(
+    turn: TurnRow,
+    live: LiveTurn,
+    result: ClaudeTurnResult,
+    resumedFrom:
+      { id: string; claude_session_id: string; cumulative_cost_usd: number | null } | undefined,
+  ): Promise<void> {
+    const { db } = this.options;
+    const previousCumulative = resumedFrom?.cumulative_cost_usd ?? null;
+    const cost = perTurnCostUsd(
+      resumedFrom === undefined ? null : previousCumulative,
+      result.totalCostUsd,
+    );
+    if (!result.ok) {
+      if (resumedFrom !== undefined && result.totalCostUsd !== null && result.sessionId !== null) {
+        // Money was spent inside the session; the next turn's difference must not count it twice.
+        await db
+          .updateTable("agent_sessions")
+          .set({
+            cumulative_cost_usd: result.totalCostUsd,
+            updated_at: sql<string>`clock_timestamp()`,
+          })
+          .where("id", "=", resumedFrom.id)
+          .execute();
+      }
+      await this.markFailed(
+        turn,
+        live,
+        FAILURE_CODES[result.reason] ?? "claude_error",
+        result.message,
+        cost,
+        result.totalCostUsd,
+      );
+      return;
+    }
+    await db.transaction().execute(async (trx) => {
+      let id: string;
+      if (resumedFrom !== undefined) {
+        // A resume continues the conversation (Claude Code may announce a new id for it).
+        await trx
+          .updateTable("agent_sessions")
+          .set({
+            claude_session_id: result.sessionId,
+            cumulative_cost_usd: result.totalCostUsd,
+            updated_at: sql<string>`clock_timestamp()`,
+          })
+          .where("id", "=", resumedFrom.id)
+          .execute();
+        id = resumedFrom.id;
+      } else {
+        await trx
+          .updateTable("agent_sessions")
+          .set({ ended_at: sql<string>`clock_timestamp()` })
+          .where("project_id", "=", turn.project_id)
+          .where("ended_at", "is", null)
+          .execute();
+        const row = await trx
+          .insertInto("agent_sessions")
+          .values({
+            project_id: turn.project_id,
+            claude_session_id: result.sessionId,
+            cumulative_cost_usd: result.totalCostUsd,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        id = row.id;
+      }
+      await trx
+        .updateTable("turns")
+        .set({
+          status: "succeeded",
+          agent_session_id: id,
+          claude_session_id: result.sessionId,
+          resumed: resumedFrom !== undefined,
+          result_text: result.resultText,
+          cost_usd: cost,
+          cumulative_cost_usd: result.totalCostUsd,
+          finished_at: sql<string>`clock_timestamp()`,
+        })
+        .where("id", "=", turn.id)
+        .execute();
+    });
+    this.options.logger.info({ turnId: turn.id, costUsd: cost }, "turn succeeded");
+    live.emit("turn.succeeded", {
+      turnId: turn.id,
+      sessionId: result.sessionId,
+      resumed: resumedFrom !== undefined,
+      resultText: result.resultText,
+      costUsd: cost,
+      cumulativeCostUsd: result.totalCostUsd,
+    });
+    await this.release(turn.id, live);
+  }
+
+  private async markFailed(
+    turn: TurnRow,
+    live: LiveTurn,
+    code: string,
+    message: string,
+    cost: number | null,
+    cumulative: number | null,
+  ): Promise<void> {
+    await this.options.db
+      .updateTable("turns")
+      .set({
+        status: "failed",
+        error_code: code,
+        error_message: message,
+        cost_usd: cost,
+        cumulative_cost_usd: cumulative,
+        finished_at: sql<string>`clock_timestamp()`,
+      })
+      .where("id", "=", turn.id)
+      .execute();
+    this.options.logger.warn({ turnId: turn.id, code }, "turn failed");
+    live.emit("turn.failed", { turnId: turn.id, code, message, costUsd: cost });
+    await this.release(turn.id, live);
+  }
+
+  private async release(turnId: string, live: LiveTurn): Promise<void> {
+    await live.flushed();
+    this.hub.close(turnId);
+  }
+
+  /**
+   * Stops taking messages, aborts running turns (Claude Code and everything it started is
+   * terminated) and fails the queued ones, then waits until every turn is settled and stored.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.abort.abort();
+    const drainers: Promise<void>[] = [];
+    for (const lane of this.lanes.values()) {
+      await lane.insertChain;
+      if (lane.drainer !== null) drainers.push(lane.drainer);
+    }
+    await Promise.all(drainers);
+    for (const lane of this.lanes.values()) {
+      for (const turnId of lane.pending.splice(0)) {
+        const live = this.hub.get(turnId);
+        const turn = await this.options.db
+          .selectFrom("turns")
+          .selectAll()
+          .where("id", "=", turnId)
+          .executeTakeFirst();
+        if (live !== undefined && turn !== undefined) {
+          await this.markFailed(
+            turn,
+            live,
+            "service_stopped",
+            "The service stopped before this turn could run; send the message again.",
+            null,
+            null,
+          );
+        }
+      }
+    }
+  }
+}
+
+/** Claude Code's stream, reduced to what a client of the API needs to follow a turn. */
+function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
+  if (event.type === "system" && event.subtype === "init") {
+    live.emit("agent.init", {
+      sessionId: typeof event.session_id === "string" ? event.session_id : null,
+      model: typeof event.model === "string" ? event.model : null,
+    });
+    return;
+  }
+  if (event.type !== "assistant") return;
+  const message = event.message as { content?: unknown } | undefined;
+  if (!Array.isArray(message?.content)) return;
+  for (const block of message.content as Array<Record<string, unknown>>) {
+    if (block.type === "text" && typeof block.text === "string") {
+      live.emit("agent.text", { text: block.text });
+    } else if (block.type === "tool_use" && typeof block.name === "string") {
+      live.emit("agent.tool_use", { name: block.name });
+    }
+  }
+}

@@ -1,0 +1,576 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
+import { buildMaraPlugin, MARA_AGENT_NAME } from "@talkide/prompts";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  defaultProject,
+  parseSse,
+  sendMessage,
+  startHarness,
+  terminalEvent,
+  type Harness,
+  type TestUser,
+} from "../test-support/harness.ts";
+
+interface Created {
+  project: { id: number; workspaceDir: string };
+  members: Array<{ id: string }>;
+}
+
+async function newProject(harness: Harness, user: TestUser, salutation = "Anna"): Promise<Created> {
+  const response = await api<Created>(harness, user.token, "POST", "/v1/projects", {
+    ...defaultProject,
+    member: { salutation, teamBriefing: "Preferuji Pinia." },
+  });
+  if (response.status !== 201) throw new Error(response.text);
+  return response.body;
+}
+
+/** A shell command for FAKE_CLAUDE_RUN that blocks the "agent" until the file exists. */
+const waitFor = (file: string): string => `while [ ! -f '${file}' ]; do sleep 0.02; done`;
+
+async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  for (let i = 0; i < 1000; i += 1) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("condition not reached");
+}
+
+async function turnStatus(
+  harness: Harness,
+  user: TestUser,
+  projectId: number,
+  turnId: string,
+): Promise<string> {
+  const response = await api<{ turn: { status: string } }>(
+    harness,
+    user.token,
+    "GET",
+    `/v1/projects/${projectId}/turns/${turnId}`,
+  );
+  return response.body.turn.status;
+}
+
+describe("turns with the fake claude", () => {
+  let harness: Harness;
+  let anna: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      parentEnv: {
+        ...process.env,
+        DATABASE_URL: "postgres://secret@db/never-passed",
+        SOME_SECRET: "s3cr3t",
+      },
+    });
+    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
+    bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob" });
+  }, 60_000);
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("spawns claude with the agreed argv, cwd, stdin and a minimal environment; resumes; costs per turn", async () => {
+    const record = join(harness.dataDir, "record-1.jsonl");
+    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    try {
+      const { project } = await newProject(harness, anna);
+      const first = await sendMessage(harness, anna.token, project.id, "Ahoj Maro");
+      expect(first.status).toBe(202);
+      expect(first.headers.get("location")).toMatch(
+        new RegExp(`^/v1/projects/${project.id}/turns/`),
+      );
+      expect(first.events.map((e) => e.event)).toEqual([
+        "turn.queued",
+        "turn.started",
+        "context.written",
+        "agent.init",
+        "agent.text",
+        "turn.succeeded",
+      ]);
+      expect(first.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6]);
+      const firstDone = terminalEvent(first.events).data;
+      expect(firstDone).toMatchObject({
+        resumed: false,
+        resultText: "Done.",
+        costUsd: 0.0125,
+        cumulativeCostUsd: 0.0125,
+      });
+      expect(first.events[2]?.data).toEqual({
+        layout: "split",
+        files: [
+          { path: "CLAUDE.md", changed: true },
+          { path: ".talkide/active-writer.md", changed: true },
+          { path: ".talkide/project.yml", changed: false },
+        ],
+      });
+
+      const second = await sendMessage(harness, anna.token, project.id, "Pokračuj");
+      const secondDone = terminalEvent(second.events).data;
+      expect(second.events[1]?.data).toMatchObject({ resume: true });
+      expect(second.events[2]?.data).toMatchObject({
+        files: [
+          { path: "CLAUDE.md", changed: false },
+          { path: ".talkide/active-writer.md", changed: false },
+          { path: ".talkide/project.yml", changed: false },
+        ],
+      });
+      expect(secondDone).toMatchObject({
+        resumed: true,
+        sessionId: firstDone.sessionId,
+        costUsd: 0.0125,
+        cumulativeCostUsd: 0.025,
+      });
+
+      const records = await readFakeClaudeRecords(record);
+      expect(records).toHaveLength(2);
+      const pluginDir = join(harness.dataDir, "plugins", "talkide-mara");
+      const common = [
+        "--plugin-dir",
+        pluginDir,
+        "--agent",
+        MARA_AGENT_NAME,
+        "--exclude-dynamic-system-prompt-sections",
+        // Print mode cannot ask for permission: Mara's delegates may edit workspace files.
+        "--permission-mode",
+        "acceptEdits",
+      ];
+      expect(records[0]?.argv).toEqual([
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        ...common,
+      ]);
+      expect(records[1]?.argv).toEqual([
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--resume",
+        String(firstDone.sessionId),
+        ...common,
+      ]);
+      expect(records.map((r) => r.cwd)).toEqual([project.workspaceDir, project.workspaceDir]);
+      expect(records.map((r) => r.stdin)).toEqual(["Ahoj Maro", "Pokračuj"]);
+      const env = records[0]?.env ?? {};
+      expect(env.CLAUDE_CONFIG_DIR).toBe(join(harness.dataDir, "claude"));
+      expect(env.TMPDIR).toBe(join(harness.dataDir, "claude-tmp"));
+      expect(env.ANTHROPIC_API_KEY).toBe("test-key");
+      expect(env.DATABASE_URL).toBeUndefined();
+      expect(env.SOME_SECRET).toBeUndefined();
+      // The plugin directory holds exactly what the prompts package builds, outside the project.
+      for (const file of buildMaraPlugin()) {
+        expect(readFileSync(join(pluginDir, file.path), "utf8")).toBe(file.content);
+      }
+      expect(pluginDir.startsWith(project.workspaceDir)).toBe(false);
+
+      const turns = await api<{ turns: Array<Record<string, unknown>> }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${project.id}/turns`,
+      );
+      expect(
+        turns.body.turns.map((t) => [
+          t.number,
+          t.status,
+          t.resumed,
+          t.costUsd,
+          t.cumulativeCostUsd,
+        ]),
+      ).toEqual([
+        [2, "succeeded", true, 0.0125, 0.025],
+        [1, "succeeded", false, 0.0125, 0.0125],
+      ]);
+      const page = await api<{ turns: Array<{ number: number }> }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${project.id}/turns?limit=1&before=2`,
+      );
+      expect(page.body.turns.map((t) => t.number)).toEqual([1]);
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+    }
+  });
+
+  it("makes the sender the active writer, whatever the request says", async () => {
+    const { project } = await newProject(harness, anna);
+    await api(harness, anna.token, "POST", `/v1/projects/${project.id}/members`, {
+      email: "bob@example.com",
+      salutation: "Bob",
+    });
+    const writerFile = join(project.workspaceDir, ".talkide", "active-writer.md");
+    await sendMessage(harness, anna.token, project.id, "od Anny");
+    expect(readFileSync(writerFile, "utf8")).toBe("# Aktuálně píše\nAnna\n");
+    const smuggled = await api(harness, bob.token, "POST", `/v1/projects/${project.id}/messages`, {
+      text: "od Boba",
+      activeMemberId: "anything",
+    });
+    expect(smuggled.body.code).toBe("invalid_body");
+    const fromBob = await sendMessage(harness, bob.token, project.id, "od Boba");
+    expect(fromBob.events[2]?.data).toMatchObject({
+      files: [
+        { path: "CLAUDE.md", changed: false },
+        { path: ".talkide/active-writer.md", changed: true },
+        { path: ".talkide/project.yml", changed: false },
+      ],
+    });
+    expect(readFileSync(writerFile, "utf8")).toBe("# Aktuálně píše\nBob\n");
+  });
+
+  it("reports is_error results as failed turns and keeps no session from them", async () => {
+    const { project } = await newProject(harness, anna);
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
+    try {
+      const turn = await sendMessage(harness, anna.token, project.id, "Hello");
+      expect(terminalEvent(turn.events).data).toMatchObject({ code: "claude_error" });
+      expect(String(terminalEvent(turn.events).data.message)).toContain("API Error");
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+    }
+    const sessions = await harness.service.database.db
+      .selectFrom("agent_sessions")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .execute();
+    expect(sessions).toEqual([]);
+    const next = await sendMessage(harness, anna.token, project.id, "Again");
+    expect(terminalEvent(next.events).data).toMatchObject({ resumed: false });
+  });
+
+  it("starts a new session, visibly, when claude no longer knows the stored one", async () => {
+    const { project } = await newProject(harness, anna);
+    const first = await sendMessage(harness, anna.token, project.id, "one");
+    const oldSession = terminalEvent(first.events).data.sessionId;
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "unknown_session";
+    let second;
+    try {
+      second = await sendMessage(harness, anna.token, project.id, "two");
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+    }
+    expect(second.events.map((e) => e.event)).toContain("session.reset");
+    const done = terminalEvent(second.events).data;
+    expect(done).toMatchObject({ resumed: false, costUsd: 0.0125 });
+    expect(done.sessionId).not.toBe(oldSession);
+    const third = await sendMessage(harness, anna.token, project.id, "three");
+    expect(terminalEvent(third.events).data).toMatchObject({
+      resumed: true,
+      sessionId: done.sessionId,
+    });
+    const live = await harness.service.database.db
+      .selectFrom("agent_sessions")
+      .select(["claude_session_id", "ended_at"])
+      .where("project_id", "=", project.id)
+      .orderBy("created_at")
+      .execute();
+    expect(live.map((s) => [s.claude_session_id, s.ended_at === null])).toEqual([
+      [oldSession, false],
+      [done.sessionId, true],
+    ]);
+  });
+
+  it("reports a crash and a failed spawn as turn errors, with nothing half-written", async () => {
+    const { project } = await newProject(harness, anna);
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "crash";
+    try {
+      const crashed = await sendMessage(harness, anna.token, project.id, "crash");
+      expect(terminalEvent(crashed.events).data).toMatchObject({ code: "claude_crashed" });
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+    }
+    // An argument list the kernel refuses (E2BIG): the process never starts.
+    harness.claudeEnv.TALKIDE_TEST_HUGE = "x".repeat(300_000);
+    try {
+      const refused = await sendMessage(harness, anna.token, project.id, "spawn");
+      expect(terminalEvent(refused.events).data).toMatchObject({ code: "claude_spawn_failed" });
+    } finally {
+      delete harness.claudeEnv.TALKIDE_TEST_HUGE;
+    }
+    const preview = await api<{ files: Array<{ path: string; content: string }> }>(
+      harness,
+      anna.token,
+      "GET",
+      `/v1/projects/${project.id}/context`,
+    );
+    for (const file of preview.body.files) {
+      expect(readFileSync(join(project.workspaceDir, file.path), "utf8")).toBe(file.content);
+    }
+    const turns = await api<{ turns: Array<Record<string, unknown>> }>(
+      harness,
+      anna.token,
+      "GET",
+      `/v1/projects/${project.id}/turns`,
+    );
+    expect(
+      turns.body.turns.map((t) => [
+        t.status,
+        (t.error as { code: string }).code,
+        t.resultText,
+        t.sessionId,
+      ]),
+    ).toEqual([
+      ["failed", "claude_spawn_failed", null, null],
+      ["failed", "claude_crashed", null, null],
+    ]);
+    const sessions = await harness.service.database.db
+      .selectFrom("agent_sessions")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .execute();
+    expect(sessions).toEqual([]);
+  });
+
+  it("reports a busy derived port with its holder and runs the turn anyway", async () => {
+    // A project id whose BE port this test can hold.
+    let server: Server | null = null;
+    let id = 0;
+    for (let attempt = 0; attempt < 20 && server === null; attempt += 1) {
+      id = 500 + Math.floor(Math.random() * 400);
+      const candidate = createServer();
+      const listening = await new Promise<boolean>((resolve) => {
+        candidate.once("error", () => {
+          resolve(false);
+        });
+        candidate.listen(8090 + id, "127.0.0.1", () => {
+          resolve(true);
+        });
+      });
+      if (listening) server = candidate;
+    }
+    if (server === null) throw new Error("found no free port to hold");
+    try {
+      await sql`SELECT setval('project_id_seq', ${id - 1})`.execute(harness.service.database.db);
+      const { project } = await newProject(harness, anna);
+      expect(project.id).toBe(id);
+      const turn = await sendMessage(harness, anna.token, project.id, "hi");
+      const busy = turn.events.filter((e) => e.event === "port.busy");
+      expect(busy.map((e) => [e.data.service, e.data.port])).toContainEqual(["be", 8090 + id]);
+      const be = busy.find((e) => e.data.service === "be");
+      expect(be?.data.holder).toMatchObject({ pid: process.pid });
+      expect(String(be?.data.message)).toContain(`Port ${8090 + id}`);
+      expect(terminalEvent(turn.events).event).toBe("turn.succeeded");
+      // Nothing moved: the project file still names the derived ports.
+      expect(readFileSync(join(project.workspaceDir, ".talkide", "project.yml"), "utf8")).toContain(
+        `be: ${8090 + id}`,
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("replays a finished turn's events over SSE, and only the missed ones after Last-Event-ID", async () => {
+    const { project } = await newProject(harness, anna);
+    const posted = await api<{ turn: { id: string; status: string }; events: string }>(
+      harness,
+      anna.token,
+      "POST",
+      `/v1/projects/${project.id}/messages`,
+      { text: "hi" },
+    );
+    expect(posted.status).toBe(202);
+    expect(posted.body.turn.status).toBe("queued");
+    await eventually(async () =>
+      (await turnStatus(harness, anna, project.id, posted.body.turn.id)) === "succeeded"
+        ? true
+        : undefined,
+    );
+    const all = await fetch(`${harness.url}${posted.body.events}`, {
+      headers: { authorization: `Bearer ${anna.token}` },
+    });
+    expect(all.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const events = parseSse(await all.text());
+    expect(events.at(-1)?.event).toBe("turn.succeeded");
+    const rest = await fetch(`${harness.url}${posted.body.events}`, {
+      headers: { authorization: `Bearer ${anna.token}`, "last-event-id": "3" },
+    });
+    expect(parseSse(await rest.text())).toEqual(events.filter((e) => e.id > 3));
+    const stranger = await api(harness, bob.token, "GET", posted.body.events);
+    expect(stranger.status).toBe(404);
+    const unknown = await api(
+      harness,
+      anna.token,
+      "GET",
+      `/v1/projects/${project.id}/turns/nope/events`,
+    );
+    expect(unknown.body.code).toBe("turn_not_found");
+  });
+
+  // Last in this block: it stops the service (afterAll then finds it stopped).
+  it("aborts the running turn and fails the queued one when the service stops", async () => {
+    const { project } = await newProject(harness, anna);
+    harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(join(harness.dataDir, "never"));
+    const running = sendMessage(harness, anna.token, project.id, "running");
+    await eventually(async () => {
+      const list = await api<{ turns: Array<{ status: string }> }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${project.id}/turns`,
+      );
+      return list.body.turns[0]?.status === "running" ? true : undefined;
+    });
+    const queued = sendMessage(harness, anna.token, project.id, "queued");
+    await eventually(async () => {
+      const list = await api<{ turns: unknown[] }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${project.id}/turns`,
+      );
+      return list.body.turns.length === 2 ? true : undefined;
+    });
+    const closing = harness.service.close();
+    const [ran, waited] = await Promise.all([running, queued]);
+    expect(terminalEvent(ran.events).data).toMatchObject({ code: "turn_aborted" });
+    expect(terminalEvent(waited.events).data).toMatchObject({ code: "service_stopped" });
+    await closing;
+  });
+});
+
+describe("the turn queue", () => {
+  let harness: Harness;
+  let anna: TestUser;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: { TALKIDE_TURN_QUEUE_LIMIT: "1" },
+    });
+    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
+  }, 60_000);
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("runs one turn at a time, queues up to the limit, refuses one more with 409, streams live", async () => {
+    const { project } = await newProject(harness, anna);
+    const gate = join(harness.dataDir, "gate-1");
+    harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(gate);
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "ok";
+    try {
+      const firstStream = sendMessage(harness, anna.token, project.id, "first");
+      const turns = await eventually(async () => {
+        const list = await api<{ turns: Array<{ id: string; status: string }> }>(
+          harness,
+          anna.token,
+          "GET",
+          `/v1/projects/${project.id}/turns`,
+        );
+        return list.body.turns[0]?.status === "running" ? list.body.turns : undefined;
+      });
+      const queued = await api<{ turn: { id: string; number: number } }>(
+        harness,
+        anna.token,
+        "POST",
+        `/v1/projects/${project.id}/messages`,
+        { text: "second" },
+      );
+      expect(queued.status).toBe(202);
+      const refused = await api(
+        harness,
+        anna.token,
+        "POST",
+        `/v1/projects/${project.id}/messages`,
+        { text: "third" },
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe("project_busy");
+      // A live subscriber of the queued turn sees its whole life.
+      const liveStream = fetch(
+        `${harness.url}/v1/projects/${project.id}/turns/${queued.body.turn.id}/events`,
+        {
+          headers: { authorization: `Bearer ${anna.token}` },
+        },
+      ).then((r) => r.text());
+      writeFileSync(gate, "");
+      const first = await firstStream;
+      expect(terminalEvent(first.events).event).toBe("turn.succeeded");
+      const live = parseSse(await liveStream);
+      expect(live[0]).toMatchObject({ event: "turn.queued", data: { position: 1 } });
+      expect(terminalEvent(live).event).toBe("turn.succeeded");
+      const all = await api<{
+        turns: Array<{ id: string; startedAt: string; finishedAt: string }>;
+      }>(harness, anna.token, "GET", `/v1/projects/${project.id}/turns`);
+      const [later, earlier] = all.body.turns;
+      expect(earlier?.id).toBe(turns[0]?.id);
+      expect(Date.parse(later?.startedAt ?? "") >= Date.parse(earlier?.finishedAt ?? "")).toBe(
+        true,
+      );
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_RUN;
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+    }
+  });
+});
+
+describe("turn timeout", () => {
+  let harness: Harness;
+  let anna: TestUser;
+
+  beforeAll(async () => {
+    harness = await startHarness({ env: { TALKIDE_TURN_TIMEOUT_MS: "1500" } });
+    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
+  }, 60_000);
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("ends a turn that gives no result in time as turn_timeout, and the next turn runs", async () => {
+    const { project } = await newProject(harness, anna);
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "hang";
+    harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM = "1";
+    try {
+      const hung = await sendMessage(harness, anna.token, project.id, "hang");
+      const failed = terminalEvent(hung.events).data;
+      expect(failed).toMatchObject({ code: "turn_timeout" });
+      expect(String(failed.message)).toContain("1500 ms");
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM;
+    }
+    const next = await sendMessage(harness, anna.token, project.id, "next");
+    expect(terminalEvent(next.events).event).toBe("turn.succeeded");
+  });
+});
+
+describe("a claude binary that is not there", () => {
+  it("fails the turn with claude_binary_missing, says what to do, and writes nothing half", async () => {
+    const harness = await startHarness({ env: { TALKIDE_CLAUDE_PATH: "/nonexistent/bin/claude" } });
+    try {
+      const anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
+      const { project } = await newProject(harness, anna);
+      const turn = await sendMessage(harness, anna.token, project.id, "hello");
+      const failed = terminalEvent(turn.events).data;
+      expect(failed.code).toBe("claude_binary_missing");
+      expect(String(failed.message)).toContain("/nonexistent/bin/claude");
+      const stored = await api<{ turns: Array<Record<string, unknown>> }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${project.id}/turns`,
+      );
+      expect(stored.body.turns[0]).toMatchObject({
+        status: "failed",
+        error: { code: "claude_binary_missing" },
+        resultText: null,
+        sessionId: null,
+        costUsd: null,
+      });
+      expect(readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8")).toBe(
+        (await api(harness, anna.token, "GET", `/v1/projects/${project.id}/context/CLAUDE.md`))
+          .text,
+      );
+    } finally {
+      await harness.close();
+    }
+  }, 30_000);
+});

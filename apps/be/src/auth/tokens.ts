@@ -1,0 +1,23 @@
+import { createHash, randomBytes } from "node:crypto";
+
+const TOKEN_PREFIX = "tkbe_";
+
+/** 256 random bits, URL-safe; the prefix makes a leaked token easy to recognize and scan for. */
+export function generateToken(): string {
+  return `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+}
+
+/**
+ * Tokens have 256 bits of entropy, so a plain sha256 is enough to store them: there is
+ * nothing to brute-force, and a fast hash keeps the per-request lookup cheap.
+ */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** `Authorization: Bearer <token>` → the token, or null when the header is absent or malformed. */
+export function bearerToken(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const match = /^Bearer[ ]+([A-Za-z0-9_-]{1,200})\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}

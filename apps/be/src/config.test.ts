@@ -1,0 +1,110 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("has defaults that work on a fresh machine", () => {
+    const config = loadConfig({}, "/srv/app");
+    expect(config).toEqual({
+      host: "127.0.0.1",
+      port: 9090,
+      dataDir: "/srv/app/.data/be",
+      workspacesDir: "/srv/app/.data/be/workspaces",
+      databaseUrl: null,
+      claudePath: null,
+      claudeConfigDir: "/srv/app/.data/be/claude",
+      claudePermissionMode: "acceptEdits",
+      claudeAllowedTools: [],
+      contextLayout: "split",
+      turnTimeoutMs: 1_800_000,
+      turnQueueLimit: 20,
+      anthropicApiKey: null,
+      anthropicBaseUrl: null,
+      claudeEnvPassthrough: [],
+      demo: true,
+      logLevel: "info",
+    });
+  });
+
+  it("reads every variable, resolving relative paths against the working directory", () => {
+    const config = loadConfig(
+      {
+        TALKIDE_HOST: "0.0.0.0",
+        TALKIDE_PORT: "8000",
+        TALKIDE_DATA_DIR: "state",
+        TALKIDE_WORKSPACES_DIR: "/var/projects",
+        DATABASE_URL: "postgres://u@localhost/db",
+        TALKIDE_CLAUDE_PATH: "bin/claude",
+        TALKIDE_CLAUDE_CONFIG_DIR: "/etc/claude",
+        TALKIDE_CONTEXT_LAYOUT: "single",
+        TALKIDE_TURN_TIMEOUT_MS: "60000",
+        TALKIDE_TURN_QUEUE_LIMIT: "0",
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: "https://proxy.example.com",
+        TALKIDE_CLAUDE_ENV_PASSTHROUGH: "HTTPS_PROXY, NO_PROXY",
+        TALKIDE_DEMO: "off",
+        TALKIDE_LOG_LEVEL: "warn",
+        TALKIDE_CLAUDE_PERMISSION_MODE: "plan",
+        TALKIDE_CLAUDE_ALLOWED_TOOLS: "Bash(npm test:*), Read",
+      },
+      "/srv/app",
+    );
+    expect(config).toMatchObject({
+      host: "0.0.0.0",
+      port: 8000,
+      dataDir: join("/srv/app", "state"),
+      workspacesDir: "/var/projects",
+      databaseUrl: "postgres://u@localhost/db",
+      claudePath: "/srv/app/bin/claude",
+      claudeConfigDir: "/etc/claude",
+      claudePermissionMode: "plan",
+      claudeAllowedTools: ["Bash(npm test:*)", "Read"],
+      contextLayout: "single",
+      turnTimeoutMs: 60000,
+      turnQueueLimit: 0,
+      anthropicApiKey: "sk-test",
+      anthropicBaseUrl: "https://proxy.example.com",
+      claudeEnvPassthrough: ["HTTPS_PROXY", "NO_PROXY"],
+      demo: false,
+      logLevel: "warn",
+    });
+    // A bare command name is looked up on PATH at spawn time.
+    expect(loadConfig({ TALKIDE_CLAUDE_PATH: "claude" }, "/srv").claudePath).toBe("claude");
+    // Blank means unset.
+    expect(loadConfig({ TALKIDE_PORT: " ", DATABASE_URL: "" }, "/srv")).toMatchObject({
+      port: 9090,
+      databaseUrl: null,
+    });
+  });
+
+  it("names every bad variable and never repeats a value", () => {
+    const secret = "mysql://root:hunter2@db/x";
+    let error: unknown;
+    try {
+      loadConfig({
+        TALKIDE_PORT: "70000",
+        DATABASE_URL: secret,
+        TALKIDE_CONTEXT_LAYOUT: "double",
+        TALKIDE_DEMO: "maybe",
+        TALKIDE_TURN_TIMEOUT_MS: "soon",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const configError = error as ConfigError;
+    expect(configError.code).toBe("invalid_config");
+    expect(configError.issues.map((i) => i.variable).sort()).toEqual([
+      "DATABASE_URL",
+      "TALKIDE_CONTEXT_LAYOUT",
+      "TALKIDE_DEMO",
+      "TALKIDE_PORT",
+      "TALKIDE_TURN_TIMEOUT_MS",
+    ]);
+    expect(configError.message).not.toContain("hunter2");
+    expect(configError.message).toContain("apps/be/README.md");
+    expect(() => loadConfig({ TALKIDE_CLAUDE_ENV_PASSTHROUGH: "OK,not valid" })).toThrow(
+      /TALKIDE_CLAUDE_ENV_PASSTHROUGH/,
+    );
+  });
+});

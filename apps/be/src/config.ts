@@ -1,0 +1,192 @@
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+
+/**
+ * Service configuration, read from the environment once at start. Every value has a
+ * default that works on a fresh machine: the embedded database under the data directory,
+ * loopback only, the platform's own port 9090.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute. Holds the embedded database, the plugin directory and Claude's own state. */
+  readonly dataDir: string;
+  /** Absolute. Each project gets `<workspacesDir>/project-<id>`. */
+  readonly workspacesDir: string;
+  /** PostgreSQL server connection string; absent means the embedded database. */
+  readonly databaseUrl: string | null;
+  /** The `claude` executable; null means the one from the pinned `@anthropic-ai/claude-code`. */
+  readonly claudePath: string | null;
+  /** Where the spawned CLI keeps sessions and settings (`CLAUDE_CONFIG_DIR`); outside every project. */
+  readonly claudeConfigDir: string;
+  /**
+   * Claude Code's permission mode for Mara's turns. Print mode cannot ask anyone, so a tool
+   * call that needs permission is simply denied; `acceptEdits` lets Mara's delegates edit
+   * files in the workspace while shell commands still need `claudeAllowedTools`.
+   */
+  readonly claudePermissionMode: "default" | "acceptEdits" | "plan";
+  /** Extra tool rules for `--allowedTools` (e.g. `Bash(npm test:*)`); empty means none. */
+  readonly claudeAllowedTools: readonly string[];
+  readonly contextLayout: "split" | "single";
+  readonly turnTimeoutMs: number;
+  /** Messages that may wait behind the running turn of one project; one more gets a 409. */
+  readonly turnQueueLimit: number;
+  readonly anthropicApiKey: string | null;
+  readonly anthropicBaseUrl: string | null;
+  /** Extra environment variable names handed to the spawned CLI (e.g. HTTPS_PROXY). */
+  readonly claudeEnvPassthrough: readonly string[];
+  /** Create a demo user and project on the first start of an empty database. */
+  readonly demo: boolean;
+  readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class ConfigError extends Error {
+  readonly code = "invalid_config";
+  readonly issues: ReadonlyArray<{ variable: string; message: string }>;
+  constructor(issues: ReadonlyArray<{ variable: string; message: string }>) {
+    super(
+      `Invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join("; ")}. ` +
+        "Fix these environment variables (see apps/be/README.md, Configuration) and start again.",
+    );
+    this.name = "ConfigError";
+    this.issues = issues;
+  }
+}
+
+const blankToUndefined = (value: unknown): unknown =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
+
+const optionalText = z.preprocess(blankToUndefined, z.string().optional());
+
+const booleanFlag = (fallback: boolean) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .enum(["1", "0", "true", "false", "yes", "no", "on", "off"], {
+        error: "use true or false",
+      })
+      .optional()
+      .transform((v) => (v === undefined ? fallback : ["1", "true", "yes", "on"].includes(v))),
+  );
+
+const integer = (fallback: number, min: number, max: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: "must be a whole number" })
+      .int("must be a whole number")
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`)
+      .optional()
+      .transform((v) => v ?? fallback),
+  );
+
+const envSchema = z.object({
+  TALKIDE_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
+  TALKIDE_PORT: integer(9090, 0, 65535),
+  TALKIDE_DATA_DIR: optionalText,
+  TALKIDE_WORKSPACES_DIR: optionalText,
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  TALKIDE_CLAUDE_PATH: optionalText,
+  TALKIDE_CLAUDE_CONFIG_DIR: optionalText,
+  TALKIDE_CLAUDE_PERMISSION_MODE: z.preprocess(
+    blankToUndefined,
+    z
+      .enum(["default", "acceptEdits", "plan"], {
+        error: "must be default, acceptEdits or plan",
+      })
+      .optional(),
+  ),
+  TALKIDE_CLAUDE_ALLOWED_TOOLS: optionalText,
+  TALKIDE_CONTEXT_LAYOUT: z.preprocess(
+    blankToUndefined,
+    z.enum(["split", "single"], { error: "must be split or single" }).optional(),
+  ),
+  TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
+  TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: z.preprocess(
+    blankToUndefined,
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  ),
+  TALKIDE_CLAUDE_ENV_PASSTHROUGH: optionalText,
+  TALKIDE_DEMO: booleanFlag(true),
+  TALKIDE_LOG_LEVEL: z.preprocess(
+    blankToUndefined,
+    z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+        error: "must be one of fatal, error, warn, info, debug, trace, silent",
+      })
+      .optional(),
+  ),
+});
+
+function absolute(path: string, cwd: string): string {
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/** A bare command name (`claude`) is looked up on PATH at spawn; a path is made absolute. */
+function claudePathFrom(value: string | undefined, cwd: string): string | null {
+  if (value === undefined) return null;
+  return value.includes("/") ? absolute(value, cwd) : value;
+}
+
+/**
+ * Reads the configuration from an environment. `cwd` anchors relative paths (the data
+ * directory defaults to `.data/be` under it). Throws ConfigError naming each bad variable;
+ * the message never repeats a value, which may be a secret.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? "environment"),
+        message: issue.message,
+      })),
+    );
+  }
+  const e = parsed.data;
+  const dataDir = absolute(e.TALKIDE_DATA_DIR ?? join(".data", "be"), cwd);
+  const passthrough = (e.TALKIDE_CLAUDE_ENV_PASSTHROUGH ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const badName = passthrough.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  if (badName !== undefined) {
+    throw new ConfigError([
+      {
+        variable: "TALKIDE_CLAUDE_ENV_PASSTHROUGH",
+        message: "must be a comma-separated list of environment variable names",
+      },
+    ]);
+  }
+  return {
+    host: e.TALKIDE_HOST,
+    port: e.TALKIDE_PORT,
+    dataDir,
+    workspacesDir: absolute(e.TALKIDE_WORKSPACES_DIR ?? join(dataDir, "workspaces"), cwd),
+    databaseUrl: e.DATABASE_URL ?? null,
+    claudePath: claudePathFrom(e.TALKIDE_CLAUDE_PATH, cwd),
+    claudeConfigDir: absolute(e.TALKIDE_CLAUDE_CONFIG_DIR ?? join(dataDir, "claude"), cwd),
+    claudePermissionMode: e.TALKIDE_CLAUDE_PERMISSION_MODE ?? "acceptEdits",
+    claudeAllowedTools: (e.TALKIDE_CLAUDE_ALLOWED_TOOLS ?? "")
+      .split(",")
+      .map((rule) => rule.trim())
+      .filter((rule) => rule !== ""),
+    contextLayout: e.TALKIDE_CONTEXT_LAYOUT ?? "split",
+    turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
+    turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
+    anthropicApiKey: e.ANTHROPIC_API_KEY ?? null,
+    anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
+    claudeEnvPassthrough: passthrough,
+    demo: e.TALKIDE_DEMO,
+    logLevel: e.TALKIDE_LOG_LEVEL ?? "info",
+  };
+}

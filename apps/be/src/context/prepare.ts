@@ -1,0 +1,89 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { renderProjectYml } from "@talkide/ports";
+import { renderContextFiles } from "@talkide/renderer";
+import type { Kysely } from "kysely";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { notFound } from "../errors.ts";
+import {
+  buildRenderInput,
+  checkRenderState,
+  loadMembersWithUsers,
+  loadProjectRow,
+  type ProjectRow,
+} from "./render-state.ts";
+import { writeFileIfChanged, type WriteHooks } from "./write-if-changed.ts";
+
+export type ContextLayout = "split" | "single";
+
+/** Paths relative to the project's workspace directory. */
+export const ACTIVE_WRITER_PATH = ".talkide/active-writer.md";
+export const PROJECT_YML_PATH = ".talkide/project.yml";
+
+export interface ContextFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+export interface RenderedContext {
+  readonly project: ProjectRow;
+  /** In write order: CLAUDE.md (and the active-writer file) first, project.yml last. */
+  readonly files: readonly ContextFile[];
+}
+
+/**
+ * Renders, without writing, every file a spawn for this project and writer would get:
+ * state from the database, through the privacy projection, validated, rendered.
+ */
+export async function renderContext(
+  db: Kysely<DatabaseSchema>,
+  options: { projectId: number; activeMemberId: string; layout: ContextLayout },
+): Promise<RenderedContext> {
+  const project = await loadProjectRow(db, options.projectId);
+  if (project === undefined) throw notFound("project_not_found", "Project");
+  const members = await loadMembersWithUsers(db, options.projectId);
+  const state = checkRenderState(buildRenderInput(project, members, options.activeMemberId));
+  const files: ContextFile[] = renderContextFiles(state, { layout: options.layout }).map((f) => ({
+    path: f.path,
+    content: f.content,
+  }));
+  files.push({ path: PROJECT_YML_PATH, content: renderProjectYml(project.id) });
+  return { project, files };
+}
+
+export interface PreparedContext {
+  readonly project: ProjectRow;
+  readonly files: ReadonlyArray<{ readonly path: string; readonly changed: boolean }>;
+}
+
+/**
+ * Prepare-spawn: render the context and write each file that changed, atomically. Files
+ * whose bytes are already on disk are not touched (their mtime stays), which is what lets
+ * Claude Code see "no change" on a resumed turn.
+ */
+export async function prepareSpawnContext(
+  db: Kysely<DatabaseSchema>,
+  options: {
+    projectId: number;
+    activeMemberId: string;
+    layout: ContextLayout;
+    hooks?: WriteHooks;
+  },
+): Promise<PreparedContext> {
+  const { project, files } = await renderContext(db, options);
+  const written: Array<{ path: string; changed: boolean }> = [];
+  for (const file of files) {
+    const changed = await writeFileIfChanged(
+      join(project.workspace_dir, file.path),
+      file.content,
+      options.hooks,
+    );
+    written.push({ path: file.path, changed });
+  }
+  if (options.layout === "single") {
+    // Left over from the split layout: CLAUDE.md no longer imports it, so it would only
+    // confuse whoever reads the workspace.
+    await rm(join(project.workspace_dir, ACTIVE_WRITER_PATH), { force: true });
+  }
+  return { project, files: written };
+}

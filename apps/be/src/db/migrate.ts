@@ -1,0 +1,37 @@
+import type { Kysely } from "kysely";
+import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
+import type { DatabaseSchema } from "./schema.ts";
+import { initialSchema } from "./migrations/0001_initial.ts";
+
+/** Every migration, in order. Both database kinds run exactly this list. */
+const MIGRATIONS: Record<string, Migration> = {
+  "0001_initial": initialSchema,
+};
+
+const provider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(MIGRATIONS),
+};
+
+export class MigrationError extends Error {
+  readonly code = "migration_failed";
+  constructor(migration: string | null, cause: unknown) {
+    super(
+      `Database migration ${migration ?? "(unknown)"} failed: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }. The database was left at the last migration that succeeded.`,
+      { cause },
+    );
+    this.name = "MigrationError";
+  }
+}
+
+/** Brings the schema up to date; returns the names of the migrations that ran now. */
+export async function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === "Error");
+    throw new MigrationError(failed?.migrationName ?? null, error);
+  }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

@@ -1,0 +1,108 @@
+import type { ColumnType, Generated } from "kysely";
+
+/**
+ * Timestamps come back from both drivers as PostgreSQL's own text (UTC, ISO style, with the
+ * full fraction) and are turned into RFC 3339 by `toRfc3339`; a JavaScript Date would drop
+ * the microseconds that order the team roster.
+ */
+/** Always has a database default, so inserts may leave it out. */
+type Timestamp = ColumnType<string, string | undefined, string>;
+type NullableTimestamp = ColumnType<string | null, string | null | undefined, string | null>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  /** Personal data: lives here and nowhere else, never rendered, never logged. */
+  email: string;
+  /** Lower-cased email, the unique key. */
+  email_key: string;
+  display_name: string;
+  phone: string | null;
+  created_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  id: Generated<string>;
+  user_id: string;
+  /** sha256 (hex) of the token; the token itself is shown once and never stored. */
+  token_sha256: string;
+  created_at: Timestamp;
+}
+
+export interface ProjectsTable {
+  /** From the sequence project_id_seq: 1..999, the domain of the derived ports. */
+  id: number;
+  name: string;
+  url: string | null;
+  description: string | null;
+  backend_language: Generated<string>;
+  backend_framework: Generated<string>;
+  frontend_language: Generated<string>;
+  frontend_framework: Generated<string>;
+  workspace_dir: string;
+  created_at: Timestamp;
+}
+
+export type MemberRole = "owner" | "member";
+
+export interface MembersTable {
+  id: Generated<string>;
+  project_id: number;
+  user_id: string;
+  role: MemberRole;
+  salutation: string;
+  /** NFC + default lower case: two salutations that Mara could not tell apart collide here. */
+  salutation_key: string;
+  team_briefing: string | null;
+  created_at: Timestamp;
+}
+
+export interface AgentSessionsTable {
+  id: Generated<string>;
+  project_id: number;
+  claude_session_id: string;
+  cumulative_cost_usd: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set when the session can no longer be resumed; the next turn starts a fresh one. */
+  ended_at: NullableTimestamp;
+}
+
+export type TurnStatus = "queued" | "running" | "succeeded" | "failed";
+
+export interface TurnsTable {
+  id: Generated<string>;
+  project_id: number;
+  number: number;
+  member_id: string;
+  agent_session_id: string | null;
+  claude_session_id: string | null;
+  resumed: Generated<boolean>;
+  prompt: string;
+  status: TurnStatus;
+  error_code: string | null;
+  error_message: string | null;
+  result_text: string | null;
+  cost_usd: number | null;
+  cumulative_cost_usd: number | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface TurnEventsTable {
+  turn_id: string;
+  seq: number;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+}
+
+export interface DatabaseSchema {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  projects: ProjectsTable;
+  members: MembersTable;
+  agent_sessions: AgentSessionsTable;
+  turns: TurnsTable;
+  turn_events: TurnEventsTable;
+}

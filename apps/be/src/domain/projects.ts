@@ -1,0 +1,208 @@
+import { join } from "node:path";
+import { derivePorts, renderProjectYml } from "@talkide/ports";
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import { z } from "zod";
+import { writeFileIfChanged } from "../context/write-if-changed.ts";
+import { buildRenderInput, checkRenderState, type ProjectRow } from "../context/render-state.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { toRfc3339 } from "../db/timestamps.ts";
+import { AppError, notFound } from "../errors.ts";
+import { memberInputSchema, normalizeSalutationKey } from "./members.ts";
+
+// Shapes only; the content rules (lengths, characters, URL form) are the render state's and
+// are checked by building the state the next spawn would render (see checkRenderState).
+const techField = z.string().optional();
+
+export const projectInputSchema = z.strictObject({
+  name: z.string(),
+  url: z.string().nullish(),
+  description: z.string().nullish(),
+  backendLanguage: techField,
+  backendFramework: techField,
+  frontendLanguage: techField,
+  frontendFramework: techField,
+});
+
+export const createProjectSchema = projectInputSchema.extend({
+  /** The creator's own roster entry: how Mara addresses them, and their team briefing. */
+  member: memberInputSchema,
+});
+
+export type CreateProjectInput = z.output<typeof createProjectSchema>;
+
+export interface ProjectView {
+  readonly id: number;
+  readonly name: string;
+  readonly url: string | null;
+  readonly description: string | null;
+  readonly backendLanguage: string;
+  readonly backendFramework: string;
+  readonly frontendLanguage: string;
+  readonly frontendFramework: string;
+  readonly workspaceDir: string;
+  readonly ports: { readonly be: number; readonly fe: number };
+  readonly createdAt: string;
+}
+
+export function projectView(row: ProjectRow): ProjectView {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    description: row.description,
+    backendLanguage: row.backend_language,
+    backendFramework: row.backend_framework,
+    frontendLanguage: row.frontend_language,
+    frontendFramework: row.frontend_framework,
+    workspaceDir: row.workspace_dir,
+    ports: derivePorts(row.id),
+    createdAt: toRfc3339(row.created_at),
+  };
+}
+
+/** PostgreSQL's "sequence reached its maximum" (SQLSTATE 2200H). */
+function isSequenceExhausted(error: unknown): boolean {
+  return (error as { code?: unknown }).code === "2200H";
+}
+
+export function workspaceDirFor(workspacesDir: string, projectId: number): string {
+  return join(workspacesDir, `project-${projectId}`);
+}
+
+/**
+ * Creates a project with its creator as the first member (role owner), its workspace
+ * directory and `.talkide/project.yml`. All in one transaction: when the files cannot be
+ * written, the project does not exist either.
+ */
+export async function createProject(
+  db: Kysely<DatabaseSchema>,
+  options: { userId: string; workspacesDir: string; input: CreateProjectInput },
+): Promise<ProjectView> {
+  const { input, userId } = options;
+  const fields = {
+    name: input.name,
+    url: input.url ?? null,
+    description: input.description ?? null,
+    ...(input.backendLanguage === undefined ? {} : { backend_language: input.backendLanguage }),
+    ...(input.backendFramework === undefined ? {} : { backend_framework: input.backendFramework }),
+    ...(input.frontendLanguage === undefined ? {} : { frontend_language: input.frontendLanguage }),
+    ...(input.frontendFramework === undefined
+      ? {}
+      : { frontend_framework: input.frontendFramework }),
+  };
+  // Validate before anything is written: the state the first spawn would render.
+  const candidate: ProjectRow = {
+    id: 1,
+    workspace_dir: "",
+    created_at: "",
+    backend_language: "Kotlin",
+    backend_framework: "Spring Boot",
+    frontend_language: "TypeScript",
+    frontend_framework: "Vue.js",
+    ...fields,
+  };
+  checkRenderState(
+    buildRenderInput(
+      candidate,
+      [
+        {
+          id: "creator",
+          createdAt: new Date().toISOString(),
+          salutation: input.member.salutation,
+          teamBriefing: input.member.teamBriefing ?? null,
+          role: "owner",
+          userId,
+          email: "",
+          displayName: "",
+          phone: null,
+        },
+      ],
+      "creator",
+    ),
+  );
+
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{
+        id: number;
+      }>`SELECT nextval('project_id_seq')::integer AS id`.execute(trx);
+      const id = rows[0]?.id;
+      if (id === undefined) throw new Error("nextval returned no row");
+      const workspaceDir = workspaceDirFor(options.workspacesDir, id);
+      const row = await trx
+        .insertInto("projects")
+        .values({ id, workspace_dir: workspaceDir, ...fields })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto("members")
+        .values({
+          project_id: id,
+          user_id: userId,
+          role: "owner",
+          salutation: input.member.salutation,
+          salutation_key: normalizeSalutationKey(input.member.salutation),
+          team_briefing: input.member.teamBriefing ?? null,
+        })
+        .execute();
+      await writeFileIfChanged(join(workspaceDir, ".talkide", "project.yml"), renderProjectYml(id));
+      return projectView(row);
+    });
+  } catch (error) {
+    if (isSequenceExhausted(error)) {
+      throw new AppError(
+        "project_limit_reached",
+        409,
+        "No project id left",
+        "Project ids run from 1 to 999 because each id derives the project's ports " +
+          "(8090 + id, 5200 + id) and larger ids would collide with the platform's own ports. " +
+          "All 999 ids are used; no more projects can be created on this installation.",
+      );
+    }
+    throw error;
+  }
+}
+
+/** Projects the user is a member of, oldest first. */
+export async function listProjects(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<ProjectView[]> {
+  const rows = await db
+    .selectFrom("projects")
+    .innerJoin("members", "members.project_id", "projects.id")
+    .selectAll("projects")
+    .where("members.user_id", "=", userId)
+    .orderBy("projects.id")
+    .execute();
+  return rows.map(projectView);
+}
+
+export interface Membership {
+  readonly project: ProjectRow;
+  readonly memberId: string;
+  readonly role: "owner" | "member";
+}
+
+/**
+ * The caller's membership of a project. A project the caller is not a member of is reported
+ * exactly like one that does not exist, so ids reveal nothing about other people's projects.
+ */
+export async function requireMembership(
+  db: Kysely<DatabaseSchema>,
+  projectId: number,
+  userId: string,
+): Promise<Membership> {
+  const row = await db
+    .selectFrom("projects")
+    .innerJoin("members", "members.project_id", "projects.id")
+    .selectAll("projects")
+    .select(["members.id as member_id", "members.role as member_role"])
+    .where("projects.id", "=", projectId)
+    .where("members.user_id", "=", userId)
+    .executeTakeFirst();
+  if (row === undefined) throw notFound("project_not_found", "Project");
+  const { member_id, member_role, ...project } = row;
+  return { project, memberId: member_id, role: member_role };
+}

@@ -1,0 +1,146 @@
+import type { Kysely, Selectable } from "kysely";
+import { sql } from "kysely";
+import type { DatabaseSchema, TurnsTable } from "../db/schema.ts";
+import { toRfc3339, toRfc3339OrNull } from "../db/timestamps.ts";
+import { notFound } from "../errors.ts";
+
+export type TurnRow = Selectable<TurnsTable>;
+
+export interface TurnView {
+  readonly id: string;
+  readonly projectId: number;
+  readonly number: number;
+  /** The member who sent the message: the active writer of this turn. */
+  readonly memberId: string;
+  readonly status: TurnRow["status"];
+  readonly resumed: boolean;
+  readonly sessionId: string | null;
+  readonly message: string;
+  readonly resultText: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly costUsd: number | null;
+  readonly cumulativeCostUsd: number | null;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+}
+
+export function turnView(row: TurnRow): TurnView {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    number: row.number,
+    memberId: row.member_id,
+    status: row.status,
+    resumed: row.resumed,
+    sessionId: row.claude_session_id,
+    message: row.prompt,
+    resultText: row.result_text,
+    error:
+      row.error_code === null
+        ? null
+        : { code: row.error_code, message: row.error_message ?? row.error_code },
+    costUsd: row.cost_usd,
+    cumulativeCostUsd: row.cumulative_cost_usd,
+    createdAt: toRfc3339(row.created_at),
+    startedAt: toRfc3339OrNull(row.started_at),
+    finishedAt: toRfc3339OrNull(row.finished_at),
+  };
+}
+
+/** Inserts a queued turn with the project's next turn number. */
+export async function insertQueuedTurn(
+  db: Kysely<DatabaseSchema>,
+  options: { projectId: number; memberId: string; prompt: string },
+): Promise<TurnRow> {
+  return db
+    .insertInto("turns")
+    .values({
+      project_id: options.projectId,
+      member_id: options.memberId,
+      prompt: options.prompt,
+      status: "queued",
+      number: sql<number>`(SELECT COALESCE(MAX(number), 0) + 1 FROM turns WHERE project_id = ${options.projectId})`,
+      error_code: null,
+      error_message: null,
+      result_text: null,
+      cost_usd: null,
+      cumulative_cost_usd: null,
+      agent_session_id: null,
+      claude_session_id: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listTurns(
+  db: Kysely<DatabaseSchema>,
+  projectId: number,
+  options: { limit: number; beforeNumber?: number | undefined },
+): Promise<TurnView[]> {
+  let query = db
+    .selectFrom("turns")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .orderBy("number", "desc")
+    .limit(options.limit);
+  if (options.beforeNumber !== undefined) query = query.where("number", "<", options.beforeNumber);
+  return (await query.execute()).map(turnView);
+}
+
+export async function getTurn(
+  db: Kysely<DatabaseSchema>,
+  projectId: number,
+  turnId: string,
+): Promise<TurnRow> {
+  // Ids are uuids; anything else cannot name a turn, and must not reach a uuid cast.
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(turnId)) {
+    throw notFound("turn_not_found", "Turn");
+  }
+  const row = await db
+    .selectFrom("turns")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("id", "=", turnId)
+    .executeTakeFirst();
+  if (row === undefined) throw notFound("turn_not_found", "Turn");
+  return row;
+}
+
+export interface StoredEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: unknown;
+}
+
+export async function loadTurnEvents(
+  db: Kysely<DatabaseSchema>,
+  turnId: string,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom("turn_events")
+    .select(["seq", "type", "data"])
+    .where("turn_id", "=", turnId)
+    .orderBy("seq")
+    .execute();
+  return rows.map((r) => ({ seq: r.seq, type: r.type, data: r.data }));
+}
+
+/**
+ * Turns left queued or running by a previous process (a crash, a kill) can never finish:
+ * they are marked failed at start, so no client waits on them forever.
+ */
+export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<number> {
+  const result = await db
+    .updateTable("turns")
+    .set({
+      status: "failed",
+      error_code: "service_restarted",
+      error_message:
+        "The service stopped while this turn was queued or running; send the message again.",
+      finished_at: sql<string>`clock_timestamp()`,
+    })
+    .where("status", "in", ["queued", "running"])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,165 @@
+import type { Kysely } from "kysely";
+import { z } from "zod";
+import { generateToken, hashToken } from "../auth/tokens.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { toRfc3339 } from "../db/timestamps.ts";
+import { AppError } from "../errors.ts";
+
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly displayName: string;
+  readonly phone: string | null;
+  readonly createdAt: string;
+}
+
+export const newUserSchema = z.object({
+  email: z.email({ error: "must be an email address" }).max(320),
+  displayName: z
+    .string()
+    .trim()
+    .min(1, "must not be blank")
+    .max(200, "must be at most 200 characters"),
+  phone: z
+    .string()
+    .trim()
+    .regex(
+      /^\+?[0-9][0-9 ()-]{2,31}$/,
+      "must be a phone number (digits, spaces, +, -, parentheses)",
+    )
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+export type NewUser = z.input<typeof newUserSchema>;
+
+const emailKey = (email: string): string => email.normalize("NFC").trim().toLowerCase();
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: unknown; constraint?: unknown; message?: unknown };
+  return (
+    e.code === "23505" &&
+    (e.constraint === constraint ||
+      (typeof e.message === "string" && e.message.includes(constraint)))
+  );
+}
+
+export { isUniqueViolation };
+
+/** Creates a user with one API token; the token is returned here and nowhere else, ever. */
+/** Checks a new user's fields; the error names the field, never its value. */
+export function validateNewUser(input: NewUser): z.output<typeof newUserSchema> {
+  const parsed = newUserSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new AppError(
+    "invalid_user",
+    400,
+    "Invalid user",
+    `The user's ${String(issue?.path[0] ?? "data")} ${issue?.message ?? "is invalid"}.`,
+  );
+}
+
+export async function createUser(
+  db: Kysely<DatabaseSchema>,
+  input: NewUser,
+): Promise<{ user: User; token: string }> {
+  const { email, displayName, phone } = validateNewUser(input);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto("users")
+        .values({
+          email: email.trim(),
+          email_key: emailKey(email),
+          display_name: displayName,
+          phone,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const token = generateToken();
+      await trx
+        .insertInto("api_tokens")
+        .values({ user_id: row.id, token_sha256: hashToken(token) })
+        .execute();
+      return { user: toUser(row), token };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "users_email_key_key")) {
+      throw new AppError(
+        "email_taken",
+        409,
+        "Email already registered",
+        "A user with this email already exists; use `create-token` to give them a new token.",
+      );
+    }
+    throw error;
+  }
+}
+
+/** Issues an additional token for an existing user (e.g. when the first one was lost). */
+export async function createToken(db: Kysely<DatabaseSchema>, email: string): Promise<string> {
+  const user = await db
+    .selectFrom("users")
+    .select("id")
+    .where("email_key", "=", emailKey(email))
+    .executeTakeFirst();
+  if (user === undefined) {
+    throw new AppError("user_not_found", 404, "User not found", "No user has this email.");
+  }
+  const token = generateToken();
+  await db
+    .insertInto("api_tokens")
+    .values({ user_id: user.id, token_sha256: hashToken(token) })
+    .execute();
+  return token;
+}
+
+export async function findUserByToken(
+  db: Kysely<DatabaseSchema>,
+  token: string,
+): Promise<User | null> {
+  const row = await db
+    .selectFrom("api_tokens")
+    .innerJoin("users", "users.id", "api_tokens.user_id")
+    .selectAll("users")
+    .where("api_tokens.token_sha256", "=", hashToken(token))
+    .executeTakeFirst();
+  return row === undefined ? null : toUser(row);
+}
+
+export async function findUserIdByEmail(
+  db: Kysely<DatabaseSchema>,
+  email: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom("users")
+    .select("id")
+    .where("email_key", "=", emailKey(email))
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export async function countUsers(db: Kysely<DatabaseSchema>): Promise<number> {
+  const row = await db
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll<string | number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+function toUser(row: {
+  id: string;
+  email: string;
+  display_name: string;
+  phone: string | null;
+  created_at: string;
+}): User {
+  return {
+    id: row.id,
+    email: row.email,
+    displayName: row.display_name,
+    phone: row.phone,
+    createdAt: toRfc3339(row.created_at),
+  };
+}

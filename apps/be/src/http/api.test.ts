@@ -1,0 +1,501 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseRenderState, renderContextFiles } from "@talkide/renderer";
+import { renderProjectYml } from "@talkide/ports";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  defaultProject,
+  freshPostgresDatabase,
+  postgresAvailable,
+  sendMessage,
+  startHarness,
+  terminalEvent,
+  type Harness,
+  type TestUser,
+} from "../test-support/harness.ts";
+
+interface ProjectBody {
+  project: { id: number; workspaceDir: string; ports: { be: number; fe: number } } & Record<
+    string,
+    unknown
+  >;
+  members: Array<{ id: string; salutation: string; you: boolean } & Record<string, unknown>>;
+}
+
+const backends = [
+  { name: "embedded database (PGlite)", postgres: false },
+  { name: "PostgreSQL server", postgres: true },
+] as const;
+
+const pgAvailable = postgresAvailable();
+
+describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
+  let harness: Harness;
+  let anna: TestUser;
+  let bob: TestUser;
+  let eve: TestUser;
+  let dropDatabase: (() => Promise<void>) | null = null;
+  let stopServer: (() => Promise<void>) | null = null;
+
+  beforeAll(async () => {
+    let databaseUrl: string | null = null;
+    if (postgres) {
+      const db = await freshPostgresDatabase();
+      databaseUrl = db.url;
+      dropDatabase = () => db.drop();
+      stopServer = () => db.stopServer();
+    }
+    harness = await startHarness({ databaseUrl });
+    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna Nováková" });
+    bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob Builder" });
+    eve = await harness.createUser({ email: "eve@example.com", displayName: "Eve Outsider" });
+  }, 60_000);
+
+  afterAll(async () => {
+    await harness.close();
+    await dropDatabase?.();
+    await stopServer?.();
+  });
+
+  const skip = postgres && !pgAvailable;
+
+  it.skipIf(skip)("answers /health without a token and everything else only with one", async () => {
+    const health = await api(harness, null, "GET", "/health");
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: "ok", database: postgres ? "postgres" : "embedded" });
+
+    for (const [token, header] of [
+      [null, undefined],
+      ["tkbe_not-a-real-token", undefined],
+      [null, { authorization: "Basic Zm9vOmJhcg==" }],
+    ] as const) {
+      const response = await api(harness, token, "GET", "/v1/projects", undefined, header ?? {});
+      expect(response.status).toBe(401);
+      expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(response.body).toMatchObject({
+        code: "unauthorized",
+        status: 401,
+        type: "urn:talkide:problem:unauthorized",
+      });
+    }
+    const me = await api(harness, anna.token, "GET", "/v1/me");
+    expect(me.body).toMatchObject({
+      email: "anna@example.com",
+      displayName: "Anna Nováková",
+      phone: null,
+    });
+  });
+
+  it.skipIf(skip)(
+    "creates a project: ids from 1, creator is the owner, workspace and project.yml exist",
+    async () => {
+      const created = await api<ProjectBody>(
+        harness,
+        anna.token,
+        "POST",
+        "/v1/projects",
+        defaultProject,
+      );
+      expect(created.status).toBe(201);
+      const { project, members } = created.body;
+      expect(project.id).toBe(1);
+      expect(created.headers.get("location")).toBe("/v1/projects/1");
+      expect(project).toMatchObject({
+        name: "Pekárna u Jelena",
+        url: null,
+        backendLanguage: "Kotlin",
+        backendFramework: "Spring Boot",
+        frontendLanguage: "TypeScript",
+        frontendFramework: "Vue.js",
+        ports: { be: 8091, fe: 5201 },
+      });
+      expect(members).toEqual([
+        expect.objectContaining({
+          salutation: "Anna",
+          teamBriefing: "Preferuji Pinia.",
+          role: "owner",
+          you: true,
+        }),
+      ]);
+      expect(readFileSync(join(project.workspaceDir, ".talkide", "project.yml"), "utf8")).toBe(
+        renderProjectYml(1),
+      );
+      // CLAUDE.md is written before the first spawn, not at creation.
+      expect(existsSync(join(project.workspaceDir, "CLAUDE.md"))).toBe(false);
+
+      const second = await api<ProjectBody>(harness, bob.token, "POST", "/v1/projects", {
+        ...defaultProject,
+        member: { salutation: "Bob" },
+      });
+      expect(second.body.project.id).toBe(2);
+    },
+  );
+
+  it.skipIf(skip)("isolates projects: non-members get 404 on every project route", async () => {
+    const created = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    const id = created.body.project.id;
+    const memberId = created.body.members[0]?.id ?? "";
+    const list = await api<{ projects: Array<{ id: number }> }>(
+      harness,
+      eve.token,
+      "GET",
+      "/v1/projects",
+    );
+    expect(list.body.projects.map((p) => p.id)).not.toContain(id);
+    const attempts: Array<[string, string, unknown?]> = [
+      ["GET", `/v1/projects/${id}`],
+      ["GET", `/v1/projects/${id}/members`],
+      ["POST", `/v1/projects/${id}/members`, { email: "eve@example.com", salutation: "Eve" }],
+      ["PATCH", `/v1/projects/${id}/members/${memberId}`, { salutation: "Hacked" }],
+      ["GET", `/v1/projects/${id}/context`],
+      ["GET", `/v1/projects/${id}/context/CLAUDE.md`],
+      ["POST", `/v1/projects/${id}/messages`, { text: "hi" }],
+      ["GET", `/v1/projects/${id}/turns`],
+      ["GET", `/v1/projects/${id}/turns/00000000-0000-4000-8000-000000000000`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const response = await api(harness, eve.token, method, path, body);
+      expect({ path, status: response.status, code: response.body.code }).toEqual({
+        path,
+        status: 404,
+        code: "project_not_found",
+      });
+    }
+    // Unknown and malformed ids look exactly the same.
+    for (const path of [
+      "/v1/projects/999",
+      "/v1/projects/abc",
+      "/v1/projects/0",
+      "/v1/projects/1000",
+    ]) {
+      expect((await api(harness, eve.token, "GET", path)).body.code).toBe("project_not_found");
+    }
+    const after = await api<ProjectBody>(harness, anna.token, "GET", `/v1/projects/${id}`);
+    expect(after.body.members.map((m) => m.salutation)).toEqual(["Anna"]);
+  });
+
+  it.skipIf(skip)("adds and edits members with the render state's rules", async () => {
+    const created = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    const id = created.body.project.id;
+    const base = `/v1/projects/${id}/members`;
+
+    const added = await api<{ member: { id: string; role: string } }>(
+      harness,
+      anna.token,
+      "POST",
+      base,
+      {
+        email: "BOB@example.com",
+        salutation: "Bob",
+        teamBriefing: "Vue Router 4.",
+      },
+    );
+    expect(added.status).toBe(201);
+    expect(added.body.member).toMatchObject({ salutation: "Bob", role: "member", you: false });
+    expect(JSON.stringify(added.body)).not.toContain("bob@example.com");
+
+    const cases: Array<[unknown, number, string, string?]> = [
+      [{ email: "eve@example.com", salutation: "bob" }, 409, "salutation_taken", "salutation"],
+      [{ email: "bob@example.com", salutation: "Robert" }, 409, "already_member"],
+      [{ email: "nobody@example.com", salutation: "Nobody" }, 404, "user_not_found"],
+      [{ email: "eve@example.com", salutation: "# Eve" }, 400, "invalid_field", "salutation"],
+      [{ email: "eve@example.com", salutation: 'Eve "E"' }, 400, "invalid_field", "salutation"],
+      [{ email: "eve@example.com", salutation: "Eve\nline" }, 400, "invalid_field", "salutation"],
+      [
+        { email: "eve@example.com", salutation: "E".repeat(65) },
+        400,
+        "invalid_field",
+        "salutation",
+      ],
+      [
+        { email: "eve@example.com", salutation: "Eve", teamBriefing: "x".repeat(8001) },
+        400,
+        "invalid_field",
+        "teamBriefing",
+      ],
+      [{ email: "not-an-email", salutation: "Eve" }, 400, "invalid_body"],
+      [{ email: "eve@example.com", salutation: "Eve", phone: "+1" }, 400, "invalid_body"],
+    ];
+    for (const [body, status, code, field] of cases) {
+      const response = await api(harness, anna.token, "POST", base, body);
+      expect({
+        body,
+        status: response.status,
+        code: response.body.code,
+        field: response.body.field,
+      }).toEqual({
+        body,
+        status,
+        code,
+        field,
+      });
+    }
+
+    // A member edits their own entry; a plain member cannot edit someone else's.
+    const edited = await api<{ member: { teamBriefing: string } }>(
+      harness,
+      bob.token,
+      "PATCH",
+      `${base}/me`,
+      {
+        teamBriefing: "Vue Router 4, please.",
+      },
+    );
+    expect(edited.status).toBe(200);
+    expect(edited.body.member.teamBriefing).toBe("Vue Router 4, please.");
+    const annaId = created.body.members[0]?.id ?? "";
+    const forbidden = await api(harness, bob.token, "PATCH", `${base}/${annaId}`, {
+      salutation: "Boss",
+    });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.code).toBe("owner_required");
+    const notFound = await api(harness, anna.token, "PATCH", `${base}/not-a-member`, {
+      salutation: "X",
+    });
+    expect(notFound.body.code).toBe("member_not_found");
+    const clash = await api(harness, anna.token, "PATCH", `${base}/me`, { salutation: "BOB" });
+    expect(clash.body.code).toBe("salutation_taken");
+    const emptyPatch = await api(harness, anna.token, "PATCH", `${base}/me`, {});
+    expect(emptyPatch.body.code).toBe("invalid_body");
+
+    const list = await api<{ members: Array<{ salutation: string; teamBriefing: string | null }> }>(
+      harness,
+      bob.token,
+      "GET",
+      base,
+    );
+    expect(list.body.members.map((m) => [m.salutation, m.teamBriefing])).toEqual([
+      ["Anna", "Preferuji Pinia."],
+      ["Bob", "Vue Router 4, please."],
+    ]);
+  });
+
+  it.skipIf(skip)(
+    "previews exactly the files a spawn would get, with the caller as the writer",
+    async () => {
+      const created = await api<ProjectBody>(harness, anna.token, "POST", "/v1/projects", {
+        ...defaultProject,
+        description: "E-shop pro\nmalou pekárnu",
+        member: {
+          salutation: "Anna",
+          teamBriefing: "Preferuji Pinia.\r\n\r\nTesty piš ve Vitestu.  ",
+        },
+      });
+      const id = created.body.project.id;
+      await api(harness, anna.token, "POST", `/v1/projects/${id}/members`, {
+        email: "bob@example.com",
+        salutation: "Jirka",
+      });
+      const members = (await api<ProjectBody>(harness, anna.token, "GET", `/v1/projects/${id}`))
+        .body.members;
+
+      const asBob = await api<{ files: Array<{ path: string; content: string }>; layout: string }>(
+        harness,
+        bob.token,
+        "GET",
+        `/v1/projects/${id}/context`,
+      );
+      expect(asBob.body.layout).toBe("split");
+      const state = parseRenderState({
+        project: {
+          id,
+          name: "Pekárna u Jelena",
+          url: null,
+          description: "E-shop pro\nmalou pekárnu",
+        },
+        team: members.map((m) => ({
+          id: m.id,
+          createdAt: m.createdAt,
+          salutation: m.salutation,
+          teamBriefing: m.teamBriefing,
+        })),
+        activeMemberId: members.find((m) => m.salutation === "Jirka")?.id,
+      });
+      if (!state.ok) throw new Error(state.error.message);
+      const expected = [
+        ...renderContextFiles(state.state, { layout: "split" }).map((f) => ({
+          path: f.path,
+          content: f.content,
+        })),
+        { path: ".talkide/project.yml", content: renderProjectYml(id) },
+      ];
+      expect(asBob.body.files).toEqual(expected);
+      expect(asBob.body.files[1]?.content).toBe("# Aktuálně píše\nJirka\n");
+
+      const raw = await api(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${id}/context/.talkide/active-writer.md`,
+      );
+      expect(raw.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+      expect(raw.text).toBe("# Aktuálně píše\nAnna\n");
+      const claudeMd = await api(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${id}/context/CLAUDE.md`,
+      );
+      expect(claudeMd.text).toContain("> Preferuji Pinia.\n>\n> Testy piš ve Vitestu.\n");
+      expect(claudeMd.text.endsWith("\n@.talkide/active-writer.md\n")).toBe(true);
+      const missing = await api(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${id}/context/secrets.txt`,
+      );
+      expect(missing.body.code).toBe("context_file_not_found");
+    },
+  );
+
+  it.skipIf(skip)(
+    "keeps member timestamps to the microsecond and renders them as RFC 3339",
+    async () => {
+      const created = await api<ProjectBody>(
+        harness,
+        anna.token,
+        "POST",
+        "/v1/projects",
+        defaultProject,
+      );
+      const memberId = created.body.members[0]?.id ?? "";
+      await sql`UPDATE members SET created_at = '2026-05-02 14:32:11.123456+00' WHERE id = ${memberId}`.execute(
+        harness.service.database.db,
+      );
+      const members = await api<{ members: Array<{ createdAt: string }> }>(
+        harness,
+        anna.token,
+        "GET",
+        `/v1/projects/${created.body.project.id}/members`,
+      );
+      expect(members.body.members[0]?.createdAt).toBe("2026-05-02T14:32:11.123456Z");
+    },
+  );
+
+  it.skipIf(skip)("runs a turn end to end and lists it", async () => {
+    const created = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    const id = created.body.project.id;
+    const turn = await sendMessage(harness, anna.token, id, "Ahoj Maro");
+    expect(turn.status).toBe(202);
+    expect(terminalEvent(turn.events).event).toBe("turn.succeeded");
+    const turns = await api<{ turns: Array<Record<string, unknown>> }>(
+      harness,
+      anna.token,
+      "GET",
+      `/v1/projects/${id}/turns`,
+    );
+    expect(turns.body.turns).toEqual([
+      expect.objectContaining({
+        number: 1,
+        status: "succeeded",
+        message: "Ahoj Maro",
+        costUsd: 0.0125,
+        error: null,
+      }),
+    ]);
+  });
+
+  it.skipIf(skip)(
+    "refuses bad requests with stable problem codes and changes nothing",
+    async () => {
+      const before = await api<{ projects: unknown[] }>(harness, anna.token, "GET", "/v1/projects");
+      const cases: Array<[string, string, unknown, Record<string, string>, number, string]> = [
+        [
+          "POST",
+          "/v1/projects",
+          "{not json",
+          { "content-type": "application/json" },
+          400,
+          "invalid_json",
+        ],
+        [
+          "POST",
+          "/v1/projects",
+          "name=x",
+          { "content-type": "text/plain" },
+          415,
+          "unsupported_media_type",
+        ],
+        ["POST", "/v1/projects", { name: "x" }, {}, 400, "invalid_body"],
+        ["POST", "/v1/projects", { ...defaultProject, owner: "someone" }, {}, 400, "invalid_body"],
+        ["POST", "/v1/projects", { ...defaultProject, name: "  " }, {}, 400, "invalid_field"],
+        [
+          "POST",
+          "/v1/projects",
+          { ...defaultProject, url: "ftp://example.com" },
+          {},
+          400,
+          "invalid_field",
+        ],
+        [
+          "POST",
+          "/v1/projects",
+          { ...defaultProject, backendLanguage: "—" },
+          {},
+          400,
+          "invalid_field",
+        ],
+        [
+          "POST",
+          "/v1/projects",
+          { ...defaultProject, member: { salutation: "1st" } },
+          {},
+          400,
+          "invalid_field",
+        ],
+        ["GET", "/v1/nothing-here", undefined, {}, 404, "route_not_found"],
+        ["GET", "/v1/projects/1/turns?limit=0", undefined, {}, 400, "invalid_query"],
+      ];
+      for (const [method, path, body, headers, status, code] of cases) {
+        const response = await api(harness, anna.token, method, path, body, headers);
+        expect({ path, body, status: response.status, code: response.body.code }).toEqual({
+          path,
+          body,
+          status,
+          code,
+        });
+        expect(response.body).toMatchObject({ type: `urn:talkide:problem:${code}`, status });
+        expect(typeof response.body.title).toBe("string");
+        expect(typeof response.body.detail).toBe("string");
+      }
+      const after = await api<{ projects: unknown[] }>(harness, anna.token, "GET", "/v1/projects");
+      expect(after.body.projects.length).toBe(before.body.projects.length);
+    },
+  );
+
+  it.skipIf(skip)("stops at project id 999: the ports domain", async () => {
+    await sql`SELECT setval('project_id_seq', 998)`.execute(harness.service.database.db);
+    const last = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    expect(last.body.project.id).toBe(999);
+    expect(last.body.project.ports).toEqual({ be: 9089, fe: 6199 });
+    const refused = await api(harness, anna.token, "POST", "/v1/projects", defaultProject);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("project_limit_reached");
+  });
+});

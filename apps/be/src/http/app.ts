@@ -1,0 +1,21 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { registerAuth } from "./auth.ts";
+import type { AppDependencies } from "./context.ts";
+import { errorHandler } from "./problem.ts";
+import { registerRoutes } from "./routes.ts";
+
+export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: 1024 * 1024,
+    // Request ids are generated, never taken from a client header.
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  // JSON only: a text/plain body would otherwise reach the handlers as a string.
+  app.removeContentTypeParser("text/plain");
+  app.setErrorHandler(errorHandler);
+  registerAuth(app, deps.db);
+  registerRoutes(app, deps);
+  return app;
+}

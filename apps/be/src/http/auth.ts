@@ -1,0 +1,34 @@
+import type { FastifyInstance } from "fastify";
+import type { Kysely } from "kysely";
+import { bearerToken } from "../auth/tokens.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { findUserByToken } from "../domain/users.ts";
+import { AppError } from "../errors.ts";
+import { sendProblem } from "./problem.ts";
+
+const PUBLIC_ROUTES = new Set(["/health"]);
+
+/** Every route except the public ones needs `Authorization: Bearer <token>`. */
+export function registerAuth(app: FastifyInstance, db: Kysely<DatabaseSchema>): void {
+  app.decorateRequest("user", null);
+  app.addHook("onRequest", async (request, reply) => {
+    if (PUBLIC_ROUTES.has(request.routeOptions.url ?? "")) return;
+    const token = bearerToken(request.headers.authorization);
+    const user = token === null ? null : await findUserByToken(db, token);
+    if (user === null) {
+      await sendProblem(
+        reply.header("www-authenticate", 'Bearer realm="talkide"'),
+        new AppError(
+          "unauthorized",
+          401,
+          "Unauthorized",
+          token === null
+            ? "Send your API token as `Authorization: Bearer <token>` (talkide-be create-user prints one)."
+            : "This API token is not valid; use the token printed by create-user or create-token.",
+        ),
+      );
+      return reply;
+    }
+    request.user = user;
+  });
+}

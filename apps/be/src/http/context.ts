@@ -1,0 +1,46 @@
+import type { FastifyRequest } from "fastify";
+import type { Kysely } from "kysely";
+import type { TurnRunner } from "../agent/turn-runner.ts";
+import type { ContextLayout } from "../context/prepare.ts";
+import type { DatabaseKind } from "../db/connect.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { requireMembership, type Membership } from "../domain/projects.ts";
+import type { User } from "../domain/users.ts";
+import { AppError, notFound } from "../errors.ts";
+
+export interface AppDependencies {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly databaseKind: DatabaseKind;
+  readonly runner: TurnRunner;
+  readonly layout: ContextLayout;
+  readonly workspacesDir: string;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the auth hook on every route but /health. */
+    user: User | null;
+  }
+}
+
+export function currentUser(request: FastifyRequest): User {
+  if (request.user === null) {
+    throw new AppError("unauthorized", 401, "Unauthorized", "Send a valid API token.");
+  }
+  return request.user;
+}
+
+/** `:projectId` as a project id (1..999); anything else names no project. */
+export function projectIdParam(request: FastifyRequest): number {
+  const raw = (request.params as { projectId?: unknown }).projectId;
+  const id = typeof raw === "string" && /^[1-9][0-9]{0,2}$/.test(raw) ? Number(raw) : null;
+  if (id === null) throw notFound("project_not_found", "Project");
+  return id;
+}
+
+export async function membershipOf(
+  deps: AppDependencies,
+  request: FastifyRequest,
+): Promise<Membership> {
+  return requireMembership(deps.db, projectIdParam(request), currentUser(request).id);
+}

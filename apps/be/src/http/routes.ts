@@ -1,0 +1,219 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sql } from "kysely";
+import { z } from "zod";
+import { renderContext } from "../context/prepare.ts";
+import {
+  addMember,
+  addMemberSchema,
+  listMembers,
+  updateMember,
+  updateMemberSchema,
+} from "../domain/members.ts";
+import {
+  createProject,
+  createProjectSchema,
+  listProjects,
+  projectView,
+  requireMembership,
+} from "../domain/projects.ts";
+import { getTurn, listTurns, turnView } from "../domain/turns.ts";
+import { AppError } from "../errors.ts";
+import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
+import { parseBody } from "./problem.ts";
+import { streamTurnEvents } from "./sse.ts";
+
+const messageSchema = z.strictObject({
+  text: z
+    .string()
+    .max(100_000, "must be at most 100000 characters")
+    .refine((t) => t.trim() !== "", "must not be blank"),
+});
+
+const listTurnsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+function wantsEventStream(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? "").includes("text/event-stream");
+}
+
+export function registerRoutes(app: FastifyInstance, deps: AppDependencies): void {
+  const { db } = deps;
+
+  app.get("/health", async () => {
+    try {
+      await sql`SELECT 1`.execute(db);
+    } catch {
+      throw new AppError(
+        "database_unavailable",
+        503,
+        "Database unavailable",
+        "The service cannot reach its database; see the service log.",
+      );
+    }
+    return { status: "ok", database: deps.databaseKind };
+  });
+
+  /** The caller's own profile: the only response that carries personal data. */
+  app.get("/v1/me", (request) => {
+    const user = currentUser(request);
+    return {
+      id: user.id,
+      email: user.email,
+      displayName: user.displayName,
+      phone: user.phone,
+      createdAt: user.createdAt,
+    };
+  });
+
+  app.get("/v1/projects", async (request) => ({
+    projects: await listProjects(db, currentUser(request).id),
+  }));
+
+  app.post("/v1/projects", async (request, reply) => {
+    const input = parseBody(createProjectSchema, request.body);
+    const project = await createProject(db, {
+      userId: currentUser(request).id,
+      workspacesDir: deps.workspacesDir,
+      input,
+    });
+    const membership = await requireMembership(db, project.id, currentUser(request).id);
+    return reply
+      .code(201)
+      .header("location", `/v1/projects/${project.id}`)
+      .send({ project, members: await listMembers(db, membership) });
+  });
+
+  app.get("/v1/projects/:projectId", async (request) => {
+    const membership = await membershipOf(deps, request);
+    return {
+      project: projectView(membership.project),
+      members: await listMembers(db, membership),
+    };
+  });
+
+  app.get("/v1/projects/:projectId/members", async (request) => {
+    const membership = await membershipOf(deps, request);
+    return { members: await listMembers(db, membership) };
+  });
+
+  app.post("/v1/projects/:projectId/members", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    const input = parseBody(addMemberSchema, request.body);
+    return reply.code(201).send({ member: await addMember(db, membership, input) });
+  });
+
+  app.patch("/v1/projects/:projectId/members/:memberId", async (request) => {
+    const membership = await membershipOf(deps, request);
+    const patch = parseBody(updateMemberSchema, request.body);
+    const { memberId } = request.params as { memberId: string };
+    const target = memberId === "me" ? membership.memberId : memberId;
+    return { member: await updateMember(db, membership, target, patch) };
+  });
+
+  /** Every file the next spawn would get, with the caller as the active writer. */
+  app.get("/v1/projects/:projectId/context", async (request) => {
+    const membership = await membershipOf(deps, request);
+    const rendered = await renderContext(db, {
+      projectId: membership.project.id,
+      activeMemberId: membership.memberId,
+      layout: deps.layout,
+    });
+    return { layout: deps.layout, activeMemberId: membership.memberId, files: rendered.files };
+  });
+
+  /** One of those files, as raw bytes: `/context/CLAUDE.md`, `/context/.talkide/project.yml`. */
+  app.get("/v1/projects/:projectId/context/*", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    const path = (request.params as { "*": string })["*"];
+    const rendered = await renderContext(db, {
+      projectId: membership.project.id,
+      activeMemberId: membership.memberId,
+      layout: deps.layout,
+    });
+    const file = rendered.files.find((f) => f.path === path);
+    if (file === undefined) {
+      throw new AppError(
+        "context_file_not_found",
+        404,
+        "No such context file",
+        `The ${deps.layout} layout writes ${rendered.files.map((f) => f.path).join(", ")}.`,
+      );
+    }
+    const type = path.endsWith(".yml") ? "application/yaml" : "text/markdown";
+    return reply.type(`${type}; charset=utf-8`).send(file.content);
+  });
+
+  app.post("/v1/projects/:projectId/messages", async (request, reply: FastifyReply) => {
+    const membership = await membershipOf(deps, request);
+    const { text } = parseBody(messageSchema, request.body);
+    // The active writer is the authenticated member who sent the message, never a field
+    // of the request.
+    const turn = await deps.runner.submit({
+      projectId: membership.project.id,
+      memberId: membership.memberId,
+      prompt: text,
+    });
+    const location = `/v1/projects/${turn.project_id}/turns/${turn.id}`;
+    if (wantsEventStream(request)) {
+      reply.header("location", location);
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      await streamTurnEvents(request, reply, {
+        db,
+        hub: deps.runner.hub,
+        turnId: turn.id,
+        status: 202,
+      });
+      return reply;
+    }
+    return reply
+      .code(202)
+      .header("location", location)
+      .send({ turn: turnView(turn), events: `${location}/events` });
+  });
+
+  app.get("/v1/projects/:projectId/turns", async (request) => {
+    const membership = await membershipOf(deps, request);
+    const query = listTurnsQuery.safeParse(request.query);
+    if (!query.success) {
+      throw new AppError(
+        "invalid_query",
+        400,
+        "Invalid query",
+        "limit must be a whole number from 1 to 200 and before a turn number.",
+      );
+    }
+    return {
+      turns: await listTurns(db, membership.project.id, {
+        limit: query.data.limit,
+        beforeNumber: query.data.before,
+      }),
+    };
+  });
+
+  app.get("/v1/projects/:projectId/turns/:turnId", async (request) => {
+    const membership = await membershipOf(deps, request);
+    const { turnId } = request.params as { turnId: string };
+    return { turn: turnView(await getTurn(db, membership.project.id, turnId)) };
+  });
+
+  app.get("/v1/projects/:projectId/turns/:turnId/events", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    const { turnId } = request.params as { turnId: string };
+    const turn = await getTurn(db, membership.project.id, turnId);
+    await streamTurnEvents(request, reply, { db, hub: deps.runner.hub, turnId: turn.id });
+    return reply;
+  });
+
+  app.setNotFoundHandler(() => {
+    throw new AppError(
+      "route_not_found",
+      404,
+      "No such route",
+      "See apps/be/README.md for the API's routes.",
+    );
+  });
+}

@@ -1,0 +1,199 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { MARA_AGENT_NAME, writeMaraPlugin } from "@talkide/prompts";
+import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { claudeEnvironment } from "./agent/claude-env.ts";
+import { resolveBundledClaudePath } from "./agent/claude-path.ts";
+import { TurnRunner } from "./agent/turn-runner.ts";
+import type { Config } from "./config.ts";
+import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
+import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
+import { openDatabase, type Database } from "./db/connect.ts";
+import { migrateToLatest } from "./db/migrate.ts";
+import { demoBanner, demoModelBanner, seedDemo, type DemoSeed } from "./demo.ts";
+import { failAbandonedTurns } from "./domain/turns.ts";
+import { buildApp } from "./http/app.ts";
+import { createLogger } from "./logger.ts";
+
+export interface ServiceOptions {
+  readonly config: Config;
+  readonly logger?: Logger;
+  /** Where human-facing banners go (the demo token, the demo-model warning). */
+  readonly print?: (text: string) => void;
+  /** Environment variables added to every spawn (tests steer the fake `claude` with these). */
+  readonly claudeEnvOverrides?: Readonly<Record<string, string>>;
+  readonly writeHooks?: WriteHooks;
+  readonly killGraceMs?: number;
+  /** The environment the spawn passthrough reads from; default process.env. */
+  readonly parentEnv?: NodeJS.ProcessEnv;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly port: number;
+  readonly database: Database;
+  readonly app: FastifyInstance;
+  readonly runner: TurnRunner;
+  /** Set on the first start of an empty database when the demo is enabled. */
+  readonly demo: DemoSeed | null;
+  /** The local fake Messages API, when no ANTHROPIC_API_KEY is configured. */
+  readonly demoModel: FakeMessagesApi | null;
+  readonly claudePath: string;
+  close(): Promise<void>;
+}
+
+/** A command name no PATH holds: turns then fail with claude_binary_missing, saying what to do. */
+const MISSING_CLAUDE = "claude-not-installed--set-TALKIDE_CLAUDE_PATH";
+
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+
+  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.workspacesDir, { recursive: true });
+  await mkdir(config.claudeConfigDir, { recursive: true });
+  const claudeTmpDir = join(config.dataDir, "claude-tmp");
+  await mkdir(claudeTmpDir, { recursive: true });
+
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const cleanups: Array<() => Promise<void>> = [() => database.close()];
+  const closeAll = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: error }, "shutdown step failed");
+      }
+    }
+  };
+
+  try {
+    const ran = await migrateToLatest(database.db);
+    logger.info({ database: database.kind, migrations: ran }, "database ready");
+    const abandoned = await failAbandonedTurns(database.db);
+    if (abandoned > 0)
+      logger.warn({ turns: abandoned }, "marked turns of a previous run as failed");
+    await removeLeftoverTemporaryFiles(database, logger);
+
+    // Mara's plugin lives in the service's data directory, outside every project.
+    const pluginDir = join(config.dataDir, "plugins", "talkide-mara");
+    await writeMaraPlugin(pluginDir);
+    const claudePath = config.claudePath ?? resolveBundledClaudePath() ?? MISSING_CLAUDE;
+    if (claudePath === MISSING_CLAUDE) {
+      logger.error(
+        "the claude binary of @anthropic-ai/claude-code is not installed; turns will fail until TALKIDE_CLAUDE_PATH points at a claude binary",
+      );
+    }
+
+    let demoModel: FakeMessagesApi | null = null;
+    let baseUrl = config.anthropicBaseUrl;
+    let apiKey = config.anthropicApiKey;
+    if (apiKey === null && baseUrl === null) {
+      // Loaded only for the demo: with a real key, none of the test doubles is even imported.
+      const { startFakeMessagesApi } = await import("@talkide/claude-cli/testing");
+      const api = await startFakeMessagesApi({
+        reply: () => {
+          // A long-running demo must not keep every request body in memory.
+          api.requests.splice(0);
+          return {
+            text: "(Local demo model — not Claude.) Your message reached Mara through the real Claude Code CLI. Set ANTHROPIC_API_KEY and restart the service for real answers.",
+          };
+        },
+      });
+      demoModel = api;
+      cleanups.push(() => api.close());
+      baseUrl = api.url;
+      apiKey = "talkide-local-demo-model";
+      logger.warn(
+        { demoModelUrl: api.url },
+        "ANTHROPIC_API_KEY is not set: replies come from a local demo model, not from Claude",
+      );
+      print(demoModelBanner(api.url));
+    }
+
+    const parentEnv = options.parentEnv ?? process.env;
+    const runner = new TurnRunner({
+      db: database.db,
+      logger,
+      layout: config.contextLayout,
+      queueLimit: config.turnQueueLimit,
+      ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
+      claude: {
+        claudePath,
+        pluginDir,
+        agentName: MARA_AGENT_NAME,
+        permissionMode: config.claudePermissionMode,
+        allowedTools: config.claudeAllowedTools,
+        timeoutMs: config.turnTimeoutMs,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        env: () => ({
+          ...claudeEnvironment({
+            claudeConfigDir: config.claudeConfigDir,
+            tmpDir: claudeTmpDir,
+            anthropicApiKey: apiKey,
+            anthropicBaseUrl: baseUrl,
+            passthrough: config.claudeEnvPassthrough,
+            parentEnv,
+          }),
+          ...options.claudeEnvOverrides,
+        }),
+      },
+    });
+
+    const app = buildApp(
+      {
+        db: database.db,
+        databaseKind: database.kind,
+        runner,
+        layout: config.contextLayout,
+        workspacesDir: config.workspacesDir,
+      },
+      logger,
+    );
+    cleanups.push(() => app.close());
+    // Runs before app.close (cleanups run in reverse): aborting the turns ends their event
+    // streams, which the HTTP server would otherwise wait for.
+    cleanups.push(() => runner.close());
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+    const demo = config.demo ? await seedDemo(database.db, config.workspacesDir) : null;
+    if (demo !== null) {
+      logger.info({ projectId: demo.project.id }, "created the demo user and project");
+      print(demoBanner(demo, url));
+    }
+    logger.info({ url, layout: config.contextLayout }, "talkide-be listening");
+
+    let closing: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      database,
+      app,
+      runner,
+      demo,
+      demoModel,
+      claudePath,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** Temporary files of an interrupted atomic write (see write-if-changed.ts) are removed. */
+async function removeLeftoverTemporaryFiles(database: Database, logger: Logger): Promise<void> {
+  const projects = await database.db.selectFrom("projects").select("workspace_dir").execute();
+  const targets = projects.flatMap((p) =>
+    ["CLAUDE.md", ACTIVE_WRITER_PATH, PROJECT_YML_PATH].map((path) => join(p.workspace_dir, path)),
+  );
+  const removed = await removeStaleTemporaryFiles(targets);
+  if (removed.length > 0)
+    logger.warn({ files: removed.length }, "removed temporary files of an interrupted write");
+}

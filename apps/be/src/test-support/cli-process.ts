@@ -1,0 +1,72 @@
+// Runs the talkide-be bin from source as a child process, the way a user runs it.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+
+export const BIN = fileURLToPath(new URL("../bin/talkide-be.ts", import.meta.url));
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function baseEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    TALKIDE_DATA_DIR: dataDir,
+    TALKIDE_PORT: "0",
+    TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
+    ANTHROPIC_API_KEY: "test-key",
+  };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `serve` and resolves once it listens; `stop()` sends SIGTERM and waits. */
+export async function serve(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; stdout: () => string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, "serve"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const match = /"url":"(http:\/\/[^"]+)",[^\n]*"msg":"talkide-be listening"/.exec(stdout);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    void closed.then(() => {
+      reject(new Error(`serve exited early: ${stdout}\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    stdout: () => stdout,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return closed;
+    },
+  };
+}

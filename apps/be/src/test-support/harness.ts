@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import {
+  createTestDatabase,
+  postgresBinariesAvailable,
+  startPostgresServer,
+  type PostgresServer,
+} from "@talkide/test-postgres";
+import { loadConfig } from "../config.ts";
+import type { WriteHooks } from "../context/write-if-changed.ts";
+import { createUser } from "../domain/users.ts";
+import { createLogger } from "../logger.ts";
+import { startService, type RunningService } from "../service.ts";
+
+export interface Harness {
+  readonly service: RunningService;
+  readonly url: string;
+  readonly dataDir: string;
+  /** Every log line the service wrote, as raw JSON text. */
+  readonly logs: string[];
+  /** Banners the service printed (the demo token, the demo-model warning). */
+  readonly printed: string[];
+  /** Environment added to every spawn; tests change it between turns. */
+  readonly claudeEnv: Record<string, string>;
+  createUser(input: {
+    email: string;
+    displayName: string;
+    phone?: string | null;
+  }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestUser {
+  readonly id: string;
+  readonly token: string;
+  readonly email: string;
+}
+
+export interface HarnessOptions {
+  readonly databaseUrl?: string | null;
+  /** Extra TALKIDE_* variables (e.g. TALKIDE_TURN_QUEUE_LIMIT). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly claudeEnv?: Readonly<Record<string, string>>;
+  readonly writeHooks?: WriteHooks;
+  readonly parentEnv?: NodeJS.ProcessEnv;
+}
+
+/** A service on loopback port 0 with a fresh data directory and the fake `claude`. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-test-"));
+  const logs: string[] = [];
+  const printed: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") logs.push(line);
+      callback();
+    },
+  });
+  const config = loadConfig(
+    {
+      TALKIDE_DATA_DIR: dataDir,
+      TALKIDE_PORT: "0",
+      TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
+      TALKIDE_DEMO: "false",
+      TALKIDE_LOG_LEVEL: "debug",
+      ANTHROPIC_API_KEY: "test-key",
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      ...options.env,
+    },
+    dataDir,
+  );
+  const claudeEnv: Record<string, string> = {
+    FAKE_CLAUDE_STATE_DIR: join(dataDir, "fake-claude-state"),
+    ...options.claudeEnv,
+  };
+  const service = await startService({
+    config,
+    logger: createLogger("debug", sink),
+    print: (text) => printed.push(text),
+    claudeEnvOverrides: claudeEnv,
+    killGraceMs: 200,
+    ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
+    ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
+  });
+  return {
+    service,
+    url: service.url,
+    dataDir,
+    logs,
+    printed,
+    claudeEnv,
+    async createUser(input) {
+      const { user, token } = await createUser(service.database.db, input);
+      return { id: user.id, token, email: user.email };
+    },
+    async close() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: T;
+}
+
+/** One JSON request against the service. */
+export async function api<T = Record<string, unknown>>(
+  harness: { url: string },
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const response = await fetch(`${harness.url}${path}`, {
+    method,
+    headers: {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? null : JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+export interface SseEvent {
+  readonly id: number;
+  readonly event: string;
+  readonly data: Record<string, unknown>;
+}
+
+export function parseSse(text: string): SseEvent[] {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.trim() !== "" && !frame.startsWith(":"))
+    .map((frame) => {
+      const fields = new Map<string, string>();
+      for (const line of frame.split("\n")) {
+        const colon = line.indexOf(": ");
+        if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 2));
+      }
+      return {
+        id: Number(fields.get("id")),
+        event: fields.get("event") ?? "",
+        data: JSON.parse(fields.get("data") ?? "null") as Record<string, unknown>,
+      };
+    });
+}
+
+/** Posts a message and reads the turn's whole event stream from the same response. */
+export async function sendMessage(
+  harness: { url: string },
+  token: string,
+  projectId: number,
+  text: string,
+): Promise<{ status: number; events: SseEvent[]; raw: string; headers: Headers }> {
+  const response = await fetch(`${harness.url}/v1/projects/${projectId}/messages`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "text/event-stream",
+    },
+    body: JSON.stringify({ text }),
+  });
+  const raw = await response.text();
+  const events = response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? parseSse(raw)
+    : [];
+  return { status: response.status, events, raw, headers: response.headers };
+}
+
+export function terminalEvent(events: readonly SseEvent[]): SseEvent {
+  const last = events.at(-1);
+  if (last === undefined || !["turn.succeeded", "turn.failed"].includes(last.event)) {
+    throw new Error(`the stream did not end with a terminal event: ${JSON.stringify(events)}`);
+  }
+  return last;
+}
+
+export const defaultProject = {
+  name: "Pekárna u Jelena",
+  description: "E-shop pro malou pekárnu",
+  member: { salutation: "Anna", teamBriefing: "Preferuji Pinia." },
+};
+
+let sharedServer: Promise<PostgresServer> | null = null;
+
+/**
+ * A PostgreSQL server for the real-server suites: TALKIDE_TEST_PG_URL when set, otherwise
+ * a throwaway one from the machine's binaries; null (and a loud warning) when neither exists.
+ */
+export function postgresAvailable(): boolean {
+  if (process.env.TALKIDE_TEST_PG_URL) return true;
+  if (postgresBinariesAvailable()) return true;
+  console.warn(
+    "\n!!! SKIPPING the PostgreSQL server suite of @talkide/be: TALKIDE_TEST_PG_URL is not set and no PostgreSQL server binaries (initdb, pg_ctl) are installed. Install them (Debian: apt-get install postgresql) to run it. !!!\n",
+  );
+  return false;
+}
+
+export async function freshPostgresDatabase(): Promise<{
+  url: string;
+  drop(): Promise<void>;
+  stopServer(): Promise<void>;
+}> {
+  const adminUrl = process.env.TALKIDE_TEST_PG_URL;
+  if (adminUrl) {
+    const db = await createTestDatabase(adminUrl);
+    return { ...db, stopServer: () => Promise.resolve() };
+  }
+  sharedServer ??= startPostgresServer();
+  const server = await sharedServer;
+  const db = await createTestDatabase(server.url);
+  return {
+    ...db,
+    stopServer: async () => {
+      sharedServer = null;
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import {
+  lastUserPrompt,
+  newInstructionReminders,
+  startFakeMessagesApi,
+  type FakeMessagesApi,
+  type RecordedRequest,
+} from "@talkide/claude-cli/testing";
+import { renderMaraAgentFile } from "@talkide/prompts";
+import { resolveBundledClaudePath } from "../agent/claude-path.ts";
+import type { ContextLayout } from "../context/prepare.ts";
+import {
+  api,
+  sendMessage,
+  startHarness,
+  terminalEvent,
+  type Harness,
+  type TestUser,
+} from "./harness.ts";
+
+/**
+ * The service spawning the real Claude Code CLI (the pinned @anthropic-ai/claude-code)
+ * exactly as in production, against a fake Messages API on loopback that records every
+ * request body.
+ */
+export const REAL_CLAUDE = resolveBundledClaudePath();
+
+export function warnIfNoRealClaude(suite: string): void {
+  if (REAL_CLAUDE === null) {
+    console.warn(
+      `\n!!! SKIPPING ${suite}: the claude binary of @anthropic-ai/claude-code is not installed for this platform. !!!\n`,
+    );
+  }
+}
+
+/** Mara's prompt as her agent file carries it, without the YAML front matter. */
+export const MARA_PROMPT = renderMaraAgentFile()
+  .replace(/^---\n[\s\S]*?\n---\n/, "")
+  .trim();
+
+export const WIRE_PERSONAL_DATA = {
+  anna: {
+    email: "anna.wire@example.org",
+    displayName: "Anna Wirecanary",
+    phone: "+420 601 111 222",
+  },
+  bob: { email: "bob.wire@example.org", displayName: "Bob Wirecanary", phone: "+420 602 333 444" },
+} as const;
+
+export interface WireBench {
+  readonly fake: FakeMessagesApi;
+  readonly harness: Harness;
+  readonly anna: TestUser;
+  readonly bob: TestUser;
+  newProject(): Promise<{ id: number; workspaceDir: string }>;
+  /** Sends a message and returns the turn's model call (the request carrying the message). */
+  turn(user: TestUser, projectId: number, message: string, label: string): Promise<RecordedRequest>;
+  /** Per turn: the bytes of the instruction reminders it added, and the request's size. */
+  readonly measurements: Array<{ turn: string; reminderBytes: number; bodyBytes: number }>;
+  close(): Promise<void>;
+}
+
+export async function startWireBench(layout: ContextLayout): Promise<WireBench> {
+  const fake = await startFakeMessagesApi();
+  const harness = await startHarness({
+    env: {
+      TALKIDE_CLAUDE_PATH: REAL_CLAUDE ?? "",
+      ANTHROPIC_BASE_URL: fake.url,
+      TALKIDE_CONTEXT_LAYOUT: layout,
+    },
+  });
+  // Personal data that must never reach the model provider (checked by the wire suite).
+  const anna = await harness.createUser(WIRE_PERSONAL_DATA.anna);
+  const bob = await harness.createUser(WIRE_PERSONAL_DATA.bob);
+  const measurements: WireBench["measurements"] = [];
+  return {
+    fake,
+    harness,
+    anna,
+    bob,
+    measurements,
+    async newProject() {
+      const created = await api<{ project: { id: number; workspaceDir: string } }>(
+        harness,
+        anna.token,
+        "POST",
+        "/v1/projects",
+        {
+          name: "Pekárna u Jelena",
+          description: "E-shop pro malou pekárnu",
+          member: { salutation: "Anna", teamBriefing: "Preferuji Pinia." },
+        },
+      );
+      await api(harness, anna.token, "POST", `/v1/projects/${created.body.project.id}/members`, {
+        email: WIRE_PERSONAL_DATA.bob.email,
+        salutation: "Bob",
+        teamBriefing: "Vue Router 4.",
+      });
+      return created.body.project;
+    },
+    async turn(user, projectId, message, label) {
+      const result = await sendMessage(harness, user.token, projectId, message);
+      const done = terminalEvent(result.events);
+      if (done.event !== "turn.succeeded")
+        throw new Error(`turn failed: ${JSON.stringify(done.data)}`);
+      const request = fake
+        .messageRequests()
+        .filter((r) => lastUserPrompt(r) === message)
+        .at(-1);
+      if (request === undefined) throw new Error(`no model request carried the message ${message}`);
+      measurements.push({
+        turn: label,
+        reminderBytes: newInstructionReminders(request).reduce((sum, r) => sum + r.bytes, 0),
+        bodyBytes: request.bodyBytes,
+      });
+      return request;
+    },
+    async close() {
+      if (process.env.TALKIDE_WIRE_REPORT === "1") {
+        console.log(
+          [
+            `${layout} layout`,
+            "| turn | instruction-reminder bytes added | request body bytes |",
+            "|---|---:|---:|",
+          ]
+            .concat(measurements.map((m) => `| ${m.turn} | ${m.reminderBytes} | ${m.bodyBytes} |`))
+            .join("\n"),
+        );
+      }
+      await harness.close();
+      await fake.close();
+    },
+  };
+}

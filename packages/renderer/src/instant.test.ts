@@ -1,0 +1,69 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { compareInstants, parseInstant } from "./instant.ts";
+
+describe("parseInstant", () => {
+  it("reads RFC 3339 with an offset as an exact instant", () => {
+    expect(parseInstant("1970-01-01T00:00:00Z")).toEqual({ epochSeconds: 0, nanoseconds: 0 });
+    expect(parseInstant("2026-05-02T16:32:11+02:00")).toEqual(parseInstant("2026-05-02T14:32:11Z"));
+    expect(parseInstant("2026-05-02T14:32:11-00:00")).toEqual(parseInstant("2026-05-02T14:32:11Z"));
+    expect(parseInstant("2026-05-02T14:32:11.5Z")).toEqual({
+      epochSeconds: 1_777_732_331,
+      nanoseconds: 500_000_000,
+    });
+    expect(parseInstant("2026-05-02T14:32:11.000000001Z")?.nanoseconds).toBe(1);
+    expect(parseInstant("0000-01-01T00:00:00Z")?.epochSeconds).toBe(-62_167_219_200);
+    expect(parseInstant("9999-12-31T23:59:59.999999999Z")).toEqual({
+      epochSeconds: 253_402_300_799,
+      nanoseconds: 999_999_999,
+    });
+    expect(parseInstant("2024-02-29T00:00:00Z")).not.toBeNull();
+    expect(parseInstant("2000-02-29T00:00:00Z")).not.toBeNull();
+  });
+
+  it("refuses what the spec's grammar does not admit", () => {
+    for (const bad of [
+      "2026-05-02T14:32:11",
+      "2026-05-02 14:32:11Z",
+      "2026-05-02t14:32:11Z",
+      "2026-05-02T14:32:11z",
+      "2026-05-02T14:32:11.Z",
+      "2026-05-02T14:32:11.1234567891Z",
+      "2026-05-02T14:32:60Z",
+      "2026-05-02T24:00:00Z",
+      "2026-05-02T14:60:00Z",
+      "2026-13-02T14:32:11Z",
+      "2026-00-02T14:32:11Z",
+      "2026-02-29T14:32:11Z",
+      "1900-02-29T14:32:11Z",
+      "2026-04-31T14:32:11Z",
+      "2026-05-00T14:32:11Z",
+      "2026-05-02T14:32:11+24:00",
+      "2026-05-02T14:32:11+02:60",
+      "2026-05-02T14:32:11+0200",
+      "+2026-05-02T14:32:11Z",
+      "2026-05-02T14:32:11Z ",
+      "２０２６-05-02T14:32:11Z",
+      "",
+    ]) {
+      expect(parseInstant(bad), bad).toBeNull();
+    }
+  });
+
+  test.prop(
+    [fc.integer({ min: -62_135_596_800, max: 253_402_300_799 }), fc.integer({ min: 0, max: 999 })],
+    { numRuns: 1000 },
+  )("agrees with the UTC calendar on every second of years 1–9999", (seconds, millis) => {
+    const iso = new Date(seconds * 1000 + millis).toISOString();
+    expect(parseInstant(iso)).toEqual({ epochSeconds: seconds, nanoseconds: millis * 1_000_000 });
+  });
+
+  it("orders by seconds, then by nanoseconds", () => {
+    const earlier = parseInstant("2026-05-02T14:32:11.999999999Z");
+    const later = parseInstant("2026-05-02T14:32:12.000000000Z");
+    if (earlier === null || later === null) throw new Error("fixtures must parse");
+    expect(compareInstants(earlier, later)).toBe(-1);
+    expect(compareInstants(later, earlier)).toBe(1);
+    expect(compareInstants(earlier, earlier)).toBe(0);
+  });
+});

@@ -1,0 +1,43 @@
+import type { RawMember, RawProject } from "./arbitraries.ts";
+import { trimUnicode } from "./arbitraries.ts";
+
+/**
+ * What the spec says a valid input renders as, restated for properties in the fewest words:
+ * the properties compare the renderer against these, not against itself.
+ */
+
+const DEFAULTS = {
+  backendLanguage: "Kotlin",
+  backendFramework: "Spring Boot",
+  frontendLanguage: "TypeScript",
+  frontendFramework: "Vue.js",
+} as const;
+
+export function expectedLine(value: string): string {
+  return trimUnicode(value.normalize("NFC"));
+}
+
+export function expectedOptional(value: string | null | undefined, collapse: boolean): string {
+  if (value === null || value === undefined) return "—";
+  const nfc = value.normalize("NFC");
+  const text = trimUnicode(collapse ? nfc.replace(/\p{White_Space}+/gu, " ") : nfc);
+  return text === "" ? "—" : text;
+}
+
+export function expectedTech(project: RawProject, field: keyof typeof DEFAULTS): string {
+  const value = project[field];
+  return value === undefined ? DEFAULTS[field] : expectedLine(value);
+}
+
+/** The quoted lines of a member's briefing, `> —` when it is blank. */
+export function expectedQuotedLines(member: RawMember): string[] {
+  const briefing = member.teamBriefing;
+  if (briefing === null || briefing === undefined) return ["> —"];
+  const lines = briefing
+    .normalize("NFC")
+    .split(/\r\n|\r|\n|\u0085|\u2028|\u2029/u)
+    .map((line) => line.replace(/\p{White_Space}+$/u, ""));
+  while (lines[0] === "") lines.shift();
+  while (lines.at(-1) === "") lines.pop();
+  return lines.length === 0 ? ["> —"] : lines.map((line) => (line === "" ? ">" : `> ${line}`));
+}
