@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEFAULT_PORT, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("has loopback, a port off the platform's and the projects' ranges, and a data dir under cwd by default", () => {
+    const config = loadConfig({}, "/srv/app");
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: DEFAULT_PORT,
+      dataDir: "/srv/app/.data/daemon",
+      databaseUrl: null,
+      concurrency: 4,
+      turnTimeoutMs: 1_800_000,
+      maxAttempts: 3,
+      claudePath: "claude",
+      claudeExtraArgs: [],
+      logLevel: "info",
+    });
+    expect([9090, 5200]).not.toContain(config.port);
+    expect(config.port < 8091 || config.port > 9089).toBe(true);
+    expect(config.port < 5201 || config.port > 6199).toBe(true);
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig(
+      {
+        TALKIDE_DAEMON_HOST: "::1",
+        TALKIDE_DAEMON_PORT: "0",
+        TALKIDE_DAEMON_DATA_DIR: "/var/lib/talkide",
+        DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
+        TALKIDE_DAEMON_CONCURRENCY: "8",
+        TALKIDE_DAEMON_TURN_TIMEOUT_MS: "5000",
+        TALKIDE_DAEMON_MAX_ATTEMPTS: "5",
+        TALKIDE_CLAUDE_PATH: "/opt/claude",
+        TALKIDE_CLAUDE_EXTRA_ARGS: '["--model", "opus"]',
+        TALKIDE_HOST_ID: "box-1",
+        TALKIDE_DAEMON_LOG_LEVEL: "warn",
+      },
+      "/x",
+    );
+    expect(config).toEqual({
+      host: "::1",
+      port: 0,
+      dataDir: "/var/lib/talkide",
+      databaseUrl: "postgres://u@127.0.0.1:5432/db",
+      concurrency: 8,
+      turnTimeoutMs: 5000,
+      maxAttempts: 5,
+      claudePath: "/opt/claude",
+      claudeExtraArgs: ["--model", "opus"],
+      hostId: "box-1",
+      logLevel: "warn",
+    });
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "", TALKIDE_DAEMON_PORT: " " }, "/x")).toMatchObject({
+      databaseUrl: null,
+      port: DEFAULT_PORT,
+    });
+  });
+
+  it.each([
+    ["TALKIDE_DAEMON_PORT", "70000"],
+    ["TALKIDE_DAEMON_PORT", "http"],
+    ["TALKIDE_DAEMON_CONCURRENCY", "0"],
+    ["TALKIDE_DAEMON_TURN_TIMEOUT_MS", "1.5"],
+    ["DATABASE_URL", "mysql://x"],
+    ["TALKIDE_HOST_ID", "has space"],
+    ["TALKIDE_DAEMON_LOG_LEVEL", "loud"],
+    ["TALKIDE_CLAUDE_EXTRA_ARGS", "--model opus"],
+    ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--model", 5]'],
+    ["TALKIDE_CLAUDE_EXTRA_ARGS", '[""]'],
+  ])("refuses %s=%s, naming the variable", (variable, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [variable]: value }, "/x");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(variable);
+    expect((caught as ConfigError).message).toContain(variable);
+  });
+});

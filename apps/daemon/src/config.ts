@@ -1,0 +1,137 @@
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { z } from "zod";
+
+/**
+ * The daemon's configuration, read from the environment once at start.
+ *
+ * The default port is neither of the platform's own ports (9090 backend, 5200 frontend) nor
+ * in the ranges derived for projects (8091–9089, 5201–6199), so the daemon never competes
+ * with a project it serves.
+ */
+export const DEFAULT_PORT = 7420;
+
+const positiveInt = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .positive(`${name} must be greater than zero`);
+
+const envSchema = z.object({
+  TALKIDE_DAEMON_HOST: z.string().min(1).default("127.0.0.1"),
+  TALKIDE_DAEMON_PORT: z.coerce
+    .number({ error: "TALKIDE_DAEMON_PORT must be a port number" })
+    .int("TALKIDE_DAEMON_PORT must be a port number")
+    .min(0, "TALKIDE_DAEMON_PORT must be between 0 and 65535")
+    .max(65535, "TALKIDE_DAEMON_PORT must be between 0 and 65535")
+    .default(DEFAULT_PORT),
+  TALKIDE_DAEMON_DATA_DIR: z.string().min(1).default(".data/daemon"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must start with postgres:// or postgresql://")
+    .optional(),
+  TALKIDE_DAEMON_CONCURRENCY: positiveInt("TALKIDE_DAEMON_CONCURRENCY").default(4),
+  TALKIDE_DAEMON_TURN_TIMEOUT_MS: positiveInt("TALKIDE_DAEMON_TURN_TIMEOUT_MS").default(
+    30 * 60_000,
+  ),
+  TALKIDE_DAEMON_MAX_ATTEMPTS: positiveInt("TALKIDE_DAEMON_MAX_ATTEMPTS").default(3),
+  TALKIDE_CLAUDE_PATH: z.string().min(1).default("claude"),
+  TALKIDE_CLAUDE_EXTRA_ARGS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          message: 'must be a JSON array of strings, e.g. ["--model","opus"]',
+        });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.array(z.string().min(1, "must not hold empty arguments"), {
+        error: 'must be a JSON array of strings, e.g. ["--model","opus"]',
+      }),
+    )
+    .default([]),
+  TALKIDE_HOST_ID: z
+    .string()
+    .regex(
+      /^[\p{L}\p{N}._-]{1,64}$/u,
+      "TALKIDE_HOST_ID must be 1–64 letters, digits, '.', '_' or '-'",
+    )
+    .optional(),
+  TALKIDE_DAEMON_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info"),
+});
+
+export interface DaemonConfig {
+  readonly host: string;
+  /** 0 asks the operating system for a free port (tests, benchmarks). */
+  readonly port: number;
+  /** Absolute. Holds the embedded database, the admin token and the `ticlawk` wrapper. */
+  readonly dataDir: string;
+  /** When set, PostgreSQL server; otherwise the embedded PGlite database in `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** How many turns may run at the same time, across all agents and conversations. */
+  readonly concurrency: number;
+  readonly turnTimeoutMs: number;
+  /** How many times a delivery may be started before an interruption fails it for good. */
+  readonly maxAttempts: number;
+  readonly claudePath: string;
+  /** Appended to every turn's argv after the daemon's own extra arguments. */
+  readonly claudeExtraArgs: readonly string[];
+  readonly hostId: string;
+  readonly logLevel: z.infer<typeof envSchema>["TALKIDE_DAEMON_LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  readonly code = "invalid_config";
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(message);
+    this.name = "ConfigError";
+    this.variable = variable;
+  }
+}
+
+/** Reads the configuration; an empty variable counts as unset. Throws `ConfigError`. */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  cwd: string = process.cwd(),
+): DaemonConfig {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape).flatMap((key) => {
+      const value = env[key];
+      return value === undefined || value.trim() === "" ? [] : [[key, value.trim()]];
+    }),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? "environment");
+    throw new ConfigError(variable, `${variable}: ${issue?.message ?? "invalid value"}`);
+  }
+  const v = parsed.data;
+  return {
+    host: v.TALKIDE_DAEMON_HOST,
+    port: v.TALKIDE_DAEMON_PORT,
+    dataDir: resolve(cwd, v.TALKIDE_DAEMON_DATA_DIR),
+    databaseUrl: v.DATABASE_URL ?? null,
+    concurrency: v.TALKIDE_DAEMON_CONCURRENCY,
+    turnTimeoutMs: v.TALKIDE_DAEMON_TURN_TIMEOUT_MS,
+    maxAttempts: v.TALKIDE_DAEMON_MAX_ATTEMPTS,
+    claudePath: v.TALKIDE_CLAUDE_PATH,
+    claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
+    hostId: v.TALKIDE_HOST_ID ?? sanitizeHostId(hostname()),
+    logLevel: v.TALKIDE_DAEMON_LOG_LEVEL,
+  };
+}
+
+/** A host name can hold characters outside the safe charset; keep what is safe. */
+function sanitizeHostId(name: string): string {
+  const safe = name.replace(/[^\p{L}\p{N}._-]/gu, "-").slice(0, 64);
+  return safe === "" ? "localhost" : safe;
+}

@@ -1,0 +1,246 @@
+import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
+import type { DaemonConfig } from "./config.ts";
+import { lockDataDir, loadOrCreateAdminToken } from "./data-dir.ts";
+import { openDatabase, type DatabaseKind } from "./db/database.ts";
+import { CORE_MIGRATIONS, migrateToLatest } from "./db/migrate.ts";
+import type { DaemonDb } from "./db/schema.ts";
+import { EventBus } from "./events/bus.ts";
+import type { DaemonContext, DaemonExtension } from "./extension.ts";
+import { buildServer } from "./http/server.ts";
+import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
+import { killOrphanedTurnProcesses } from "./runtime/orphans.ts";
+import { writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
+import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
+import { Scheduler } from "./scheduler/scheduler.ts";
+import { recoverInterrupted } from "./store/deliveries.ts";
+import { ensureAdminToken, generateToken } from "./store/tokens.ts";
+import { definedEntries } from "./util/env.ts";
+
+export interface StartDaemonOptions {
+  readonly config: DaemonConfig;
+  readonly logger?: Logger;
+  readonly extensions?: readonly DaemonExtension[];
+  /** The standing prompt of every turn; the prompts package's default when omitted. */
+  readonly standingPrompt?: StandingPrompt;
+  /** What each turn's child environment is built from; this process's environment by default. */
+  readonly childBaseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Grace between SIGTERM and SIGKILL when a turn is stopped (default: the runtime's). */
+  readonly killGraceMs?: number;
+  /**
+   * The claude-code runtime to use instead of one built from the configuration (embedders
+   * and the benchmark wrap it to observe turns).
+   */
+  readonly runtime?: ClaudeCodeRuntime;
+}
+
+export interface RunningDaemon {
+  /** `http://host:port` the daemon listens on. */
+  readonly url: string;
+  readonly config: DaemonConfig;
+  readonly db: DaemonDb;
+  readonly databaseKind: DatabaseKind;
+  readonly events: EventBus;
+  readonly hostId: string;
+  /** The local admin token (also in `<dataDir>/admin-token`). */
+  readonly adminToken: string;
+  readonly ticlawkPath: string;
+  acceptDelivery(agentId: string, delivery: unknown): Promise<IntakeResult>;
+  /** Stops claiming, aborts running turns (their deliveries go back in line), closes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the daemon: locks the data directory, opens and migrates the database, recovers
+ * what a previous run left running, then serves HTTP and runs turns.
+ */
+export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const extensions = options.extensions ?? [];
+  const standingPrompt = options.standingPrompt ?? {
+    text: STANDING_PROMPT,
+    version: STANDING_PROMPT_VERSION,
+  };
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
+  };
+
+  try {
+    cleanups.push(await lockDataDir(config.dataDir));
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      onConnectionError: (error) => {
+        logger.warn({ err: error }, "a database connection failed; it will be replaced");
+      },
+    });
+    cleanups.push(() => database.close());
+    const { db } = database;
+    const applied = await migrateToLatest(db, [
+      CORE_MIGRATIONS,
+      ...extensions.flatMap((e) => (e.migrations === undefined ? [] : [e.migrations])),
+    ]);
+    if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+
+    const recovery = await recoverInterrupted(db, config.maxAttempts);
+    if (
+      recovery.interruptedTurnIds.length > 0 ||
+      recovery.requeued.length > 0 ||
+      recovery.failed.length > 0
+    ) {
+      const orphans = await killOrphanedTurnProcesses(recovery.interruptedTurnIds);
+      if (!orphans.supported) {
+        logger.warn("cannot look for processes of interrupted turns on this system (no /proc)");
+      }
+      logger.warn(
+        {
+          interruptedTurns: recovery.interruptedTurnIds.length,
+          killedProcesses: orphans.killed.length,
+          requeued: recovery.requeued.map((d) => d.id),
+          failed: recovery.failed.map((d) => d.id),
+        },
+        "recovered deliveries left running by the previous run",
+      );
+    }
+
+    const adminToken = await loadOrCreateAdminToken(config.dataDir, generateToken);
+    await ensureAdminToken(db, adminToken);
+    const ticlawk = await writeTiclawkWrapper(config.dataDir);
+
+    const events = new EventBus();
+    events.subscribe((event) => {
+      logger.info({ event }, event.type);
+    });
+    const runtime =
+      options.runtime ??
+      new ClaudeCodeRuntime({
+        claudePath: config.claudePath,
+        extraArgs: config.claudeExtraArgs,
+        timeoutMs: config.turnTimeoutMs,
+        killGraceMs: options.killGraceMs,
+      });
+    const baseEnv = options.childBaseEnv ?? process.env;
+    const claudeVersion = await runtime.version(definedEntries(baseEnv));
+    if (claudeVersion === null) {
+      logger.warn(
+        { claudePath: config.claudePath },
+        "claude --version failed; turns will fail with binary_missing until Claude Code is installed (TALKIDE_CLAUDE_PATH)",
+      );
+    }
+
+    let baseUrl = "";
+    const scheduler = new Scheduler(
+      {
+        db,
+        events,
+        logger,
+        runtime,
+        standingPrompt,
+        hostId: config.hostId,
+        ticlawkBinDir: ticlawk.binDir,
+        baseEnv,
+        extensions,
+        daemonUrl: () => baseUrl,
+      },
+      { concurrency: config.concurrency },
+    );
+    const accept = (agentId: string, delivery: unknown) =>
+      acceptDelivery(
+        {
+          db,
+          events,
+          // After the current I/O: the embedded database runs on this thread, so claiming
+          // at once would hold the intake's response back by a query or two.
+          onAccepted: () => {
+            setImmediate(() => {
+              scheduler.kick();
+            });
+          },
+        },
+        agentId,
+        delivery,
+      );
+
+    const closing = new AbortController();
+    const app = buildServer({
+      db,
+      databaseKind: database.kind,
+      events,
+      logger,
+      hostId: config.hostId,
+      accept,
+      closing: closing.signal,
+      status: () => ({
+        concurrency: scheduler.concurrency,
+        runningTurns: scheduler.runningCount,
+        claudePath: runtime.claudePath,
+        claudeVersion,
+        standingPromptVersion: standingPrompt.version,
+      }),
+    });
+    const context: DaemonContext = {
+      config,
+      db,
+      logger,
+      events,
+      hostId: config.hostId,
+      acceptDelivery: accept,
+      baseUrl: () => baseUrl,
+    };
+    for (const extension of extensions) {
+      await extension.register?.(app, context);
+      logger.info({ extension: extension.name }, "extension registered");
+    }
+    cleanups.push(async () => {
+      for (const extension of extensions) await extension.close?.();
+    });
+
+    await app.listen({ host: config.host, port: config.port });
+    cleanups.push(async () => {
+      closing.abort();
+      await app.close();
+    });
+    const address = app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+    scheduler.start();
+    cleanups.push(() => scheduler.stop());
+    logger.info(
+      {
+        url: baseUrl,
+        database: database.kind,
+        dataDir: config.dataDir,
+        concurrency: config.concurrency,
+        claudeVersion,
+        hostId: config.hostId,
+      },
+      "listening",
+    );
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url: baseUrl,
+      config,
+      db,
+      databaseKind: database.kind,
+      events,
+      hostId: config.hostId,
+      adminToken,
+      ticlawkPath: ticlawk.path,
+      acceptDelivery: accept,
+      stop: () => {
+        stopping ??= cleanup().then(() => {
+          logger.info("stopped");
+        });
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,104 @@
+import { EventEmitter } from "node:events";
+
+/**
+ * What the daemon tells the outside about its work: server-sent events carry these, and the
+ * structured log records the same facts. Ids, states and reason codes only, never a message
+ * body, a prompt or a token.
+ */
+export type DaemonEvent =
+  | {
+      readonly type: "delivery.accepted";
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly conversationId: string;
+      readonly messageId: string;
+    }
+  | {
+      readonly type: "turn.started";
+      readonly turnId: string;
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly conversationId: string;
+      readonly sessionId: string;
+      readonly attempt: number;
+      readonly resumed: boolean;
+    }
+  | {
+      readonly type: "turn.finished";
+      readonly turnId: string;
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly conversationId: string;
+      readonly sessionId: string;
+      readonly runtimeSessionId: string;
+      readonly costUsd: number | null;
+    }
+  | {
+      readonly type: "turn.failed";
+      readonly turnId: string;
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly conversationId: string;
+      readonly sessionId: string;
+      readonly reason: string;
+      /** Whether the delivery will be tried again (a fresh session after an unknown one). */
+      readonly retrying: boolean;
+    }
+  | {
+      readonly type: "delivery.completed";
+      readonly deliveryId: string;
+      readonly agentId: string;
+    }
+  | {
+      readonly type: "delivery.failed";
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly reason: string;
+    }
+  | {
+      readonly type: "delivery.requeued";
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly attempts: number;
+    }
+  | {
+      readonly type: "session.invalidated";
+      readonly sessionId: string;
+      readonly agentId: string;
+      readonly conversationId: string;
+      readonly reason: string;
+    }
+  | { readonly type: "agent.registered"; readonly agentId: string }
+  | {
+      readonly type: "agent.reset";
+      readonly agentId: string;
+      readonly invalidatedSessions: number;
+    };
+
+export type DaemonEventType = DaemonEvent["type"];
+
+/** An in-process publish/subscribe hub; listeners never throw into the publisher. */
+export class EventBus {
+  readonly #emitter = new EventEmitter();
+  constructor() {
+    // SSE clients each hold one listener; many open dashboards are normal, not a leak.
+    this.#emitter.setMaxListeners(0);
+  }
+
+  publish(event: DaemonEvent): void {
+    this.#emitter.emit("event", event);
+  }
+
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: (event: DaemonEvent) => void): () => void {
+    const safe = (event: DaemonEvent) => {
+      try {
+        listener(event);
+      } catch {
+        // A broken subscriber must not break the turn that published.
+      }
+    };
+    this.#emitter.on("event", safe);
+    return () => this.#emitter.off("event", safe);
+  }
+}

@@ -1,0 +1,101 @@
+import { mkdir } from "node:fs/promises";
+import { isAbsolute, normalize } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { DaemonDb } from "../../db/schema.ts";
+import type { EventBus } from "../../events/bus.ts";
+import {
+  AGENT_ID_PATTERN,
+  SUPPORTED_RUNTIMES,
+  getAgent,
+  listAgents,
+  registerAgent,
+  resetAgent,
+} from "../../store/agents.ts";
+import { listSessions } from "../../store/sessions.ts";
+import { ApiError } from "../api-error.ts";
+import { requireScope } from "../auth.ts";
+import { parseInput } from "../validation.ts";
+import { agentView, sessionView } from "../views.ts";
+
+const agentParams = z.object({
+  agentId: z.string().regex(AGENT_ID_PATTERN, "must be 1–64 letters, digits, '.', '_' or '-'"),
+});
+
+export function registerAgentRoutes(app: FastifyInstance, db: DaemonDb, events: EventBus): void {
+  const admin = { preHandler: requireScope(db, []) };
+
+  app.get("/v1/agents", admin, async () => ({ agents: (await listAgents(db)).map(agentView) }));
+
+  app.get("/v1/agents/:agentId", admin, async (request) => {
+    const { agentId } = parseInput(agentParams, request.params, "invalid_params");
+    const agent = await getAgent(db, agentId);
+    if (agent === undefined)
+      throw new ApiError(
+        404,
+        "unknown_agent",
+        `No agent ${JSON.stringify(agentId)} is registered.`,
+      );
+    const sessions = await listSessions(db, { agentId, liveOnly: true, limit: 1000 });
+    return { agent: agentView(agent), liveSessions: sessions.map(sessionView) };
+  });
+
+  /** Registers or rebinds an agent; the same binding again is a no-op (200). */
+  app.put("/v1/agents/:agentId", admin, async (request, reply) => {
+    const { agentId } = parseInput(agentParams, request.params, "invalid_params");
+    const body = parseInput(
+      z.strictObject({
+        runtime: z.enum(SUPPORTED_RUNTIMES).default("claude-code"),
+        workspaceDir: z
+          .string()
+          .min(1)
+          .max(4096)
+          .refine((p) => isAbsolute(p) && !p.includes("\0"), "must be an absolute path"),
+      }),
+      request.body,
+      "invalid_body",
+    );
+    const workspaceDir = normalize(body.workspaceDir);
+    try {
+      // The runtime starts in this directory; it must exist before the first turn.
+      await mkdir(workspaceDir, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      throw new ApiError(
+        400,
+        "workspace_unusable",
+        `The workspace directory cannot be created (${code}).`,
+        "workspaceDir",
+      );
+    }
+    const { outcome, agent } = await registerAgent(db, {
+      id: agentId,
+      runtime: body.runtime,
+      workspaceDir,
+    });
+    if (outcome !== "unchanged") events.publish({ type: "agent.registered", agentId });
+    return reply.code(outcome === "created" ? 201 : 200).send({ outcome, agent: agentView(agent) });
+  });
+
+  app.post("/v1/agents/:agentId/reset", admin, async (request) => {
+    const { agentId } = parseInput(agentParams, request.params, "invalid_params");
+    const invalidated = await resetAgent(db, agentId);
+    if (invalidated === null)
+      throw new ApiError(
+        404,
+        "unknown_agent",
+        `No agent ${JSON.stringify(agentId)} is registered.`,
+      );
+    for (const session of invalidated) {
+      events.publish({
+        type: "session.invalidated",
+        sessionId: session.id,
+        agentId,
+        conversationId: session.conversation_id,
+        reason: "reset",
+      });
+    }
+    events.publish({ type: "agent.reset", agentId, invalidatedSessions: invalidated.length });
+    return { agentId, invalidatedSessionIds: invalidated.map((s) => s.id) };
+  });
+}

@@ -1,0 +1,118 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import type { DatabaseKind } from "../db/database.ts";
+import type { DaemonDb } from "../db/schema.ts";
+import type { EventBus } from "../events/bus.ts";
+import { IntakeError, type IntakeResult } from "../intake/accept-delivery.ts";
+import type { Logger } from "../logger.ts";
+import { countDeliveriesByState } from "../store/deliveries.ts";
+import { ApiError, errorBody } from "./api-error.ts";
+import { requireScope } from "./auth.ts";
+import { registerAgentRoutes } from "./routes/agents.ts";
+import { registerEventRoutes } from "./routes/events.ts";
+import { registerIntakeRoute } from "./routes/intake.ts";
+import { registerReadRoutes } from "./routes/read-api.ts";
+import { registerTokenRoutes } from "./routes/tokens.ts";
+
+export interface ServerDeps {
+  readonly db: DaemonDb;
+  readonly databaseKind: DatabaseKind;
+  readonly events: EventBus;
+  readonly logger: Logger;
+  readonly hostId: string;
+  readonly accept: (agentId: string, body: unknown) => Promise<IntakeResult>;
+  readonly status: () => {
+    readonly concurrency: number;
+    readonly runningTurns: number;
+    readonly claudePath: string;
+    readonly claudeVersion: string | null;
+    readonly standingPromptVersion: string;
+  };
+  /** Aborted when the daemon stops: long-lived responses (SSE) end. */
+  readonly closing: AbortSignal;
+}
+
+/** Largest accepted request body; a delivery is one chat message plus its context. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const httpLogger: FastifyBaseLogger = deps.logger.child({ component: "http" });
+  const app = Fastify({
+    loggerInstance: httpLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Request ids in logs tie a refusal to the caller's request without logging content.
+    requestIdHeader: "x-request-id",
+  });
+
+  // JSON only: a text body would reach validation as a string and blur the error.
+  app.removeContentTypeParser("text/plain");
+
+  app.setErrorHandler((error: FastifyError | ApiError | IntakeError, _request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
+    }
+    if (error instanceof IntakeError) {
+      return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
+    }
+    const mapped = mapFastifyError(error);
+    if (mapped !== null)
+      return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message));
+    deps.logger.error({ err: error }, "request failed");
+    return reply.code(500).send(errorBody("internal_error", "The daemon failed; see its log."));
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    reply
+      .code(404)
+      .send(errorBody("not_found", "No such endpoint; see the daemon's README for the API.")),
+  );
+
+  app.get("/v1/health", () => ({ ok: true, hostId: deps.hostId, database: deps.databaseKind }));
+
+  app.get("/v1/status", { preHandler: requireScope(deps.db, []) }, async () => {
+    const counts = await countDeliveriesByState(deps.db);
+    const s = deps.status();
+    return {
+      hostId: deps.hostId,
+      database: deps.databaseKind,
+      concurrency: s.concurrency,
+      runningTurns: s.runningTurns,
+      deliveries: counts,
+      claude: { path: s.claudePath, version: s.claudeVersion },
+      standingPromptVersion: s.standingPromptVersion,
+    };
+  });
+
+  registerIntakeRoute(app, deps.db, deps.accept);
+  registerAgentRoutes(app, deps.db, deps.events);
+  registerReadRoutes(app, deps.db);
+  registerTokenRoutes(app, deps.db);
+  registerEventRoutes(app, deps.db, deps.events, deps.closing);
+  return app;
+}
+
+function mapFastifyError(
+  error: FastifyError,
+): { status: number; code: string; message: string } | null {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return { status: 400, code: "invalid_json", message: "The request body is not valid JSON." };
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return {
+        status: 413,
+        code: "payload_too_large",
+        message: `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`,
+      };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return {
+        status: 415,
+        code: "unsupported_media_type",
+        message: "Send the body as application/json.",
+      };
+    default:
+      break;
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, code: "bad_request", message: error.message };
+  }
+  return null;
+}

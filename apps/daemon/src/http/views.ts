@@ -1,0 +1,85 @@
+import type { AgentRow, DeliveryRow, SessionRow, TurnRow } from "../db/schema.ts";
+
+/** The API's JSON shapes: camelCase, timestamps as ISO strings, no secrets. */
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function agentView(row: AgentRow) {
+  return {
+    id: row.id,
+    runtime: row.runtime,
+    workspaceDir: row.workspace_dir,
+    runtimeMeta: row.runtime_meta,
+    resetCount: row.reset_count,
+    lastResetAt: iso(row.last_reset_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function sessionView(row: SessionRow) {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    conversationId: row.conversation_id,
+    runtime: row.runtime,
+    runtimeSessionId: row.runtime_session_id,
+    standingPromptVersion: row.standing_prompt_version,
+    turnCount: row.turn_count,
+    cumulativeCostUsd: row.cumulative_cost_usd,
+    live: row.invalidated_at === null,
+    invalidatedAt: iso(row.invalidated_at),
+    invalidatedReason: row.invalidated_reason,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** The delivery document itself (message content) is shown only on request. */
+export function deliveryView(row: DeliveryRow, options: { readonly withPayload?: boolean } = {}) {
+  return {
+    id: row.id,
+    seq: row.seq,
+    agentId: row.agent_id,
+    messageId: row.message_id,
+    conversationId: row.conversation_id,
+    reason: row.reason,
+    state: row.state,
+    failureReason: row.failure_reason,
+    failureMessage: row.failure_message,
+    attempts: row.attempts,
+    acceptedAt: iso(row.accepted_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    ...(options.withPayload === true ? { payload: row.payload } : {}),
+  };
+}
+
+export function turnView(row: TurnRow, options: { readonly withEvents?: boolean } = {}) {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    conversationId: row.conversation_id,
+    attempt: row.attempt,
+    state: row.state,
+    resumed: row.resumed,
+    resumedRuntimeSessionId: row.resumed_runtime_session_id,
+    runtimeSessionId: row.runtime_session_id,
+    failureReason: row.failure_reason,
+    failureMessage: row.failure_message,
+    exitCode: row.exit_code,
+    costUsd: row.cost_usd,
+    cumulativeCostUsd: row.cumulative_cost_usd,
+    claudeVersion: row.claude_version,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    ...(options.withEvents === true ? { events: row.events } : {}),
+  };
+}
+
+export type AgentView = ReturnType<typeof agentView>;
+export type SessionView = ReturnType<typeof sessionView>;
+export type DeliveryView = ReturnType<typeof deliveryView>;
+export type TurnView = ReturnType<typeof turnView>;

@@ -1,0 +1,4 @@
+import { pgliteBackend } from "../test-support/backends.ts";
+import { defineRoutingSuite } from "./test-support/routing-suite.ts";
+
+defineRoutingSuite(pgliteBackend());

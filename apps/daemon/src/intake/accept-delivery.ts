@@ -1,0 +1,90 @@
+import { DeliveryError, parseDelivery } from "@talkide/prompts";
+import type { DaemonDb, DeliveryRow } from "../db/schema.ts";
+import type { EventBus } from "../events/bus.ts";
+import { AGENT_ID_PATTERN } from "../store/agents.ts";
+import { insertDelivery } from "../store/deliveries.ts";
+import { deliveryIdentity } from "./delivery-identity.ts";
+
+export interface IntakeResult {
+  /** `duplicate`: this (agent, message) was accepted before; nothing new was stored. */
+  readonly status: "accepted" | "duplicate";
+  readonly delivery: DeliveryRow;
+}
+
+/** A delivery that was refused; nothing was stored. `code` is stable, `path` points into the input. */
+export class IntakeError extends Error {
+  readonly code: string;
+  readonly path: string;
+  readonly httpStatus: number;
+  constructor(code: string, path: string, message: string, httpStatus: number) {
+    super(message);
+    this.name = "IntakeError";
+    this.code = code;
+    this.path = path;
+    this.httpStatus = httpStatus;
+  }
+}
+
+export interface IntakeDeps {
+  readonly db: DaemonDb;
+  readonly events: EventBus;
+  /** Told after a new delivery is stored, so the scheduler can pick it up at once. */
+  readonly onAccepted: () => void;
+}
+
+/**
+ * Accepts one delivery (one message for one agent): validates it with the prompts
+ * package's schema, checks the agent is registered, stores it durably, and only then
+ * reports it accepted. The same (agent, message id) accepted again is a duplicate: the
+ * stored delivery is returned and nothing changes.
+ */
+export async function acceptDelivery(
+  deps: IntakeDeps,
+  agentId: string,
+  input: unknown,
+): Promise<IntakeResult> {
+  if (!AGENT_ID_PATTERN.test(agentId)) {
+    throw new IntakeError(
+      "invalid_agent_id",
+      "agentId",
+      "The agent id must be 1–64 letters, digits, '.', '_' or '-'.",
+      400,
+    );
+  }
+  let delivery;
+  try {
+    delivery = parseDelivery(input);
+  } catch (error) {
+    if (error instanceof DeliveryError)
+      throw new IntakeError(error.code, error.path, error.message, 400);
+    throw error;
+  }
+  const identity = deliveryIdentity(delivery);
+  const stored = await insertDelivery(deps.db, {
+    agentId,
+    messageId: identity.messageId,
+    conversationId: identity.conversationId,
+    reason: identity.reason,
+    payload: delivery,
+  });
+  if ("unknownAgent" in stored) {
+    throw new IntakeError(
+      "unknown_agent",
+      "agentId",
+      `No agent ${JSON.stringify(agentId)} is registered with this daemon; register it first (talkide-daemon agent register).`,
+      404,
+    );
+  }
+  const { duplicate, delivery: row } = stored;
+  if (!duplicate) {
+    deps.events.publish({
+      type: "delivery.accepted",
+      deliveryId: row.id,
+      agentId,
+      conversationId: row.conversation_id,
+      messageId: row.message_id,
+    });
+    deps.onAccepted();
+  }
+  return { status: duplicate ? "duplicate" : "accepted", delivery: row };
+}

@@ -1,0 +1,46 @@
+import { pino, type DestinationStream, type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+/**
+ * The daemon's structured log (JSON lines). Message bodies, prompts and tokens are never
+ * passed to it; the redaction below is the second line of defence for the places where a
+ * request or header object could reach a log call.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      name: "talkide-daemon",
+      level,
+      base: { pid: process.pid },
+      redact: {
+        paths: [
+          "req.headers.authorization",
+          "headers.authorization",
+          "authorization",
+          "token",
+          "*.token",
+          "prompt",
+          "*.prompt",
+          "text",
+          "*.text",
+          "body",
+          "*.body",
+          "payload",
+          "*.payload",
+        ],
+        censor: "[redacted]",
+      },
+      serializers: {
+        // Method and route only: the URL of an intake or API call carries ids, never content.
+        req: (req: { method?: string; url?: string; id?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url?.split("?")[0],
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
+    },
+    destination,
+  );
+}

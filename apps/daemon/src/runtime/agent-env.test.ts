@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { buildAgentEnv, type TurnIdentity } from "./agent-env.ts";
+
+const turn: TurnIdentity = {
+  agentId: "alice",
+  sessionId: "s-1",
+  hostId: "box",
+  conversationId: "c-1",
+  messageId: "m-1",
+  target: "#general",
+  turnId: "t-1",
+  daemonUrl: "http://127.0.0.1:7420",
+};
+
+describe("buildAgentEnv", () => {
+  it("carries the turn's identity and puts the ticlawk directory first on PATH", () => {
+    const env = buildAgentEnv({
+      baseEnv: { PATH: "/usr/bin:/bin", HOME: "/home/a", ANTHROPIC_API_KEY: "k" },
+      ticlawkBinDir: "/data/bin",
+      turn,
+    });
+    expect(env).toEqual({
+      PATH: "/data/bin:/usr/bin:/bin",
+      HOME: "/home/a",
+      ANTHROPIC_API_KEY: "k",
+      TICLAWK_AGENT_ID: "alice",
+      TICLAWK_SESSION_ID: "s-1",
+      TICLAWK_HOST_ID: "box",
+      TICLAWK_CONVERSATION_ID: "c-1",
+      TICLAWK_MESSAGE_ID: "m-1",
+      TICLAWK_TARGET: "#general",
+      TICLAWK_TURN_ID: "t-1",
+      TICLAWK_DAEMON_URL: "http://127.0.0.1:7420",
+    });
+  });
+
+  it("withholds the daemon's secrets and stale turn variables, and does not repeat the ticlawk dir", () => {
+    const env = buildAgentEnv({
+      baseEnv: {
+        PATH: "/data/bin:/usr/bin",
+        DATABASE_URL: "postgres://secret",
+        TALKIDE_ADMIN_TOKEN: "tkd_x",
+        TALKIDE_DAEMON_PORT: "7420",
+        PGPASSWORD: "pw",
+        TICLAWK_AGENT_ID: "someone-else",
+        UNSET: undefined,
+      },
+      ticlawkBinDir: "/data/bin",
+      turn,
+    });
+    expect(env["DATABASE_URL"]).toBeUndefined();
+    expect(env["TALKIDE_ADMIN_TOKEN"]).toBeUndefined();
+    expect(env["TALKIDE_DAEMON_PORT"]).toBeUndefined();
+    expect(env["PGPASSWORD"]).toBeUndefined();
+    expect(env["UNSET"]).toBeUndefined();
+    expect(env["TICLAWK_AGENT_ID"]).toBe("alice");
+    expect(env["PATH"]).toBe("/data/bin:/usr/bin");
+  });
+
+  it("lets extensions add variables but not override the turn's identity or PATH", () => {
+    const env = buildAgentEnv({
+      baseEnv: { PATH: "/usr/bin" },
+      ticlawkBinDir: "/data/bin",
+      turn,
+      extra: { TICLAWK_HUB_TOKEN: "agent-token", TICLAWK_AGENT_ID: "mallory", PATH: "/evil" },
+    });
+    expect(env["TICLAWK_HUB_TOKEN"]).toBe("agent-token");
+    expect(env["TICLAWK_AGENT_ID"]).toBe("alice");
+    expect(env["PATH"]).toBe("/data/bin:/usr/bin");
+  });
+});

@@ -1,0 +1,79 @@
+import { delimiter } from "node:path";
+import { TURN_ID_VARIABLE } from "./orphans.ts";
+
+/**
+ * The environment of one turn's child process.
+ *
+ * It starts from the daemon's own environment (the runtime needs HOME, its API key or base
+ * URL, locale, …) minus the daemon's secrets, then adds the turn's identity. Variable names
+ * are part of the agent-facing contract (the `ticlawk` CLI reads them):
+ *
+ * | variable                  | value                                                        |
+ * |---------------------------|--------------------------------------------------------------|
+ * | `TICLAWK_AGENT_ID`        | the agent the message was delivered to                       |
+ * | `TICLAWK_SESSION_ID`      | the daemon's session id of (agent, conversation)             |
+ * | `TICLAWK_HOST_ID`         | this daemon's host id                                        |
+ * | `TICLAWK_CONVERSATION_ID` | the conversation of the message                              |
+ * | `TICLAWK_MESSAGE_ID`      | the message that woke the agent                              |
+ * | `TICLAWK_TARGET`          | the reply target, exactly as shown in the wake prompt        |
+ * | `TICLAWK_TURN_ID`         | this turn (the daemon finds leftovers of a turn by it)       |
+ * | `TICLAWK_DAEMON_URL`      | the daemon's base URL                                        |
+ *
+ * PATH starts with the directory holding the daemon's `ticlawk` wrapper.
+ */
+export interface TurnIdentity {
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly hostId: string;
+  readonly conversationId: string;
+  readonly messageId: string;
+  readonly target: string;
+  readonly turnId: string;
+  readonly daemonUrl: string;
+}
+
+/** Daemon secrets and settings that an agent (which can run any shell command) must not see. */
+const WITHHELD = [
+  /^DATABASE_URL$/,
+  /^TALKIDE_ADMIN_TOKEN$/,
+  /^TALKIDE_DAEMON_/,
+  /^TICLAWK_/,
+  /^PG(PASSWORD|USER|HOST|PORT|DATABASE)$/,
+];
+
+export function buildAgentEnv(options: {
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly ticlawkBinDir: string;
+  readonly turn: TurnIdentity;
+  readonly extra?: Readonly<Record<string, string>>;
+}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.baseEnv)) {
+    if (value === undefined || WITHHELD.some((pattern) => pattern.test(key))) continue;
+    env[key] = value;
+  }
+  for (const [key, value] of Object.entries(options.extra ?? {})) {
+    // Extensions add their own variables; the turn's identity and PATH stay the daemon's.
+    if (key === "PATH" || key in turnVariables(options.turn)) continue;
+    env[key] = value;
+  }
+  const inheritedPath = (options.baseEnv["PATH"] ?? "")
+    .split(delimiter)
+    .filter((dir) => dir !== "" && dir !== options.ticlawkBinDir);
+  env["PATH"] = [options.ticlawkBinDir, ...inheritedPath].join(delimiter);
+  Object.assign(env, turnVariables(options.turn));
+  return env;
+}
+
+function turnVariables(turn: TurnIdentity): Record<string, string> {
+  return {
+    TICLAWK_AGENT_ID: turn.agentId,
+    TICLAWK_SESSION_ID: turn.sessionId,
+    TICLAWK_HOST_ID: turn.hostId,
+    TICLAWK_CONVERSATION_ID: turn.conversationId,
+    TICLAWK_MESSAGE_ID: turn.messageId,
+    TICLAWK_TARGET: turn.target,
+    [TURN_ID_VARIABLE]: turn.turnId,
+    TICLAWK_DAEMON_URL: turn.daemonUrl,
+  };
+}

@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { waitFor } from "../test-support/harness.ts";
+import { killOrphanedTurnProcesses } from "./orphans.ts";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function countCarrying(variable: string): Promise<number> {
+  let count = 0;
+  for (const entry of await readdir("/proc")) {
+    const env = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
+    if (env.split("\0").includes(variable)) count += 1;
+  }
+  return count;
+}
+
+describe.skipIf(process.platform !== "linux")("killOrphanedTurnProcesses", () => {
+  it("kills every process carrying the turn id, children included, and nothing else", async () => {
+    const sleeper = (turnId: string) =>
+      spawn("/bin/sh", ["-c", "sleep 60 & wait"], {
+        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TICLAWK_TURN_ID: turnId },
+        detached: true,
+        stdio: "ignore",
+      });
+    const target = sleeper("turn-a");
+    const bystander = sleeper("turn-b");
+    const targetPid = target.pid ?? 0;
+    const bystanderPid = bystander.pid ?? 0;
+    try {
+      // Wait until the shell has started its `sleep` child (two processes carry turn-a).
+      const result = await waitFor(async () => {
+        const count = await countCarrying("TICLAWK_TURN_ID=turn-a");
+        return count >= 2 ? count : null;
+      }, "the orphan's child to start");
+      expect(result).toBeGreaterThanOrEqual(2);
+
+      const { supported, killed } = await killOrphanedTurnProcesses(["turn-a"]);
+      expect(supported).toBe(true);
+      expect(killed).toContain(targetPid);
+      expect(killed.length).toBeGreaterThanOrEqual(2);
+      await waitFor(() => Promise.resolve(alive(targetPid) ? null : true), "the orphan to die");
+      expect(alive(bystanderPid)).toBe(true);
+    } finally {
+      try {
+        process.kill(-bystanderPid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      try {
+        process.kill(-targetPid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it("does nothing for no turn ids", async () => {
+    expect(await killOrphanedTurnProcesses([])).toEqual({ supported: true, killed: [] });
+  });
+});

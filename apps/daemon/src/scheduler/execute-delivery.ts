@@ -1,0 +1,307 @@
+import { perTurnCostUsd, type ClaudeTurnResult } from "@talkide/claude-cli";
+import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
+import type { DaemonDb } from "../db/schema.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { DaemonExtension } from "../extension.ts";
+import type { Logger } from "../logger.ts";
+import { buildAgentEnv } from "../runtime/agent-env.ts";
+import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
+import {
+  resolveSessionScope,
+  sessionPatchAfterTurn,
+  type LiveSession,
+  type SessionScope,
+} from "../sessions/scope.ts";
+import { failDelivery, requeueDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
+import { createSession, invalidateSession } from "../store/sessions.ts";
+import { recordTurnSuccess } from "../store/turn-outcome.ts";
+import { finishTurn, interruptTurn, startTurn } from "../store/turns.ts";
+import { definedEntries } from "../util/env.ts";
+
+export interface StandingPrompt {
+  readonly text: string;
+  /** sha256 of the text; a session is bound to the version it started with. */
+  readonly version: string;
+}
+
+export interface TurnContext {
+  readonly db: DaemonDb;
+  readonly events: EventBus;
+  readonly logger: Logger;
+  readonly runtime: ClaudeCodeRuntime;
+  readonly standingPrompt: StandingPrompt;
+  readonly hostId: string;
+  readonly ticlawkBinDir: string;
+  /** What the child environment is built from (the daemon's environment by default). */
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly extensions: readonly DaemonExtension[];
+  readonly daemonUrl: () => string;
+}
+
+/**
+ * Runs one claimed (running) delivery to its end: completed, failed with a reason, or, when
+ * the daemon is stopping, back in line.
+ *
+ * An unknown runtime session on resume (its transcript is gone) invalidates the session and
+ * the same delivery runs again at once in a fresh session: the message is still unanswered
+ * and nothing of it reached the runtime, so waiting for the next message would only lose it.
+ * That retry happens once; if the fresh turn fails too, the delivery fails with its reason.
+ */
+export async function executeDelivery(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  signal: AbortSignal,
+): Promise<void> {
+  const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
+  let wake: { readonly text: string; readonly target: string };
+  try {
+    wake = buildInboundWakePrompt(parseDelivery(delivery.payload));
+  } catch (error) {
+    // Stored deliveries were valid when accepted; a stricter schema of a newer daemon can
+    // still refuse one. It cannot become valid by waiting, so it fails.
+    const why = error instanceof Error ? error.message : String(error);
+    await fail(ctx, delivery, "invalid_payload", `The stored delivery no longer validates: ${why}`);
+    return;
+  }
+
+  // The claim brought the conversation's live session along; a retry after an unknown
+  // session starts without one (it was just invalidated).
+  let live: LiveSession | null =
+    delivery.live_session_id === null || delivery.live_standing_prompt_version === null
+      ? null
+      : {
+          id: delivery.live_session_id,
+          runtimeSessionId: delivery.live_runtime_session_id,
+          standingPromptVersion: delivery.live_standing_prompt_version,
+          cumulativeCostUsd: delivery.live_cumulative_cost_usd,
+        };
+  for (let round = 1; round <= 2; round += 1) {
+    const { scope, sessionId } = await prepareSession(ctx, delivery, live);
+    live = null;
+    const resumeId = scope.kind === "resume" ? scope.runtimeSessionId : null;
+    const turnEnvBase = {
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      messageId: delivery.message_id,
+      sessionId,
+    };
+    const claudeVersion = await ctx.runtime.version(definedEntries(ctx.baseEnv));
+    const turnId = await startTurn(ctx.db, {
+      deliveryId: delivery.id,
+      sessionId,
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      attempt: delivery.attempts,
+      resumedRuntimeSessionId: resumeId,
+      claudeVersion,
+    });
+    ctx.events.publish({
+      type: "turn.started",
+      turnId,
+      deliveryId: delivery.id,
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      sessionId,
+      attempt: delivery.attempts,
+      resumed: resumeId !== null,
+    });
+
+    const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
+    const env = buildAgentEnv({
+      baseEnv: ctx.baseEnv,
+      ticlawkBinDir: ctx.ticlawkBinDir,
+      turn: {
+        ...turnEnvBase,
+        hostId: ctx.hostId,
+        target: wake.target,
+        turnId,
+        daemonUrl: ctx.daemonUrl(),
+      },
+      extra,
+    });
+    const result = await ctx.runtime.runTurn({
+      cwd: delivery.workspace_dir,
+      wakePrompt: wake.text,
+      standingPrompt: ctx.standingPrompt.text,
+      resumeRuntimeSessionId: resumeId,
+      env,
+      signal,
+    });
+
+    if (!result.ok && result.reason === "aborted" && signal.aborted) {
+      await interruptTurn(
+        ctx.db,
+        turnId,
+        "the daemon stopped during this turn; the delivery goes back in line",
+      );
+      if (await requeueDelivery(ctx.db, delivery.id)) {
+        ctx.events.publish({
+          type: "delivery.requeued",
+          deliveryId: delivery.id,
+          agentId: delivery.agent_id,
+          attempts: delivery.attempts,
+        });
+      }
+      log.info({ turnId }, "turn interrupted by shutdown; delivery requeued");
+      return;
+    }
+
+    if (result.ok) {
+      // turn.finished and delivery.completed reach the log through the event bus.
+      await recordSuccess(ctx, delivery, scope, sessionId, turnId, claudeVersion, result);
+      return;
+    }
+
+    const unknownSession = scope.kind === "resume" && ctx.runtime.isUnknownSession(result);
+    const retrying = unknownSession && round === 1;
+    await finishTurn(ctx.db, turnId, {
+      ok: false,
+      runtimeSessionId: result.sessionId,
+      failureReason: unknownSession ? "unknown_session" : result.reason,
+      failureMessage: result.message,
+      exitCode: result.exitCode,
+      costUsd: null,
+      cumulativeCostUsd: result.totalCostUsd,
+      events: [],
+    });
+    ctx.events.publish({
+      type: "turn.failed",
+      turnId,
+      deliveryId: delivery.id,
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      sessionId,
+      reason: unknownSession ? "unknown_session" : result.reason,
+      retrying,
+    });
+    log.warn({ turnId, sessionId, reason: result.reason, unknownSession, retrying }, "turn failed");
+    if (unknownSession) {
+      if (await invalidateSession(ctx.db, sessionId, "unknown_session")) {
+        ctx.events.publish({
+          type: "session.invalidated",
+          sessionId,
+          agentId: delivery.agent_id,
+          conversationId: delivery.conversation_id,
+          reason: "unknown_session",
+        });
+      }
+    }
+    if (retrying) continue;
+    await fail(ctx, delivery, result.reason, result.message);
+    return;
+  }
+}
+
+/**
+ * Finds or starts the session this turn runs in, invalidating a stale one. No transaction
+ * is needed: only this turn runs in the conversation (the scheduler's guarantee), and the
+ * database allows one live session per conversation. Stopped between invalidating and
+ * creating, the next turn finds no live session and starts one.
+ */
+async function prepareSession(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  live: LiveSession | null,
+): Promise<{ readonly scope: SessionScope; readonly sessionId: string }> {
+  const scope = resolveSessionScope(live, ctx.standingPrompt.version);
+  if (scope.kind === "resume") return { scope, sessionId: scope.sessionId };
+  if (scope.invalidate !== null) {
+    await invalidateSession(ctx.db, scope.invalidate.sessionId, scope.invalidate.reason);
+    ctx.events.publish({
+      type: "session.invalidated",
+      sessionId: scope.invalidate.sessionId,
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      reason: scope.invalidate.reason,
+    });
+  }
+  const sessionId =
+    scope.reuseSessionId ??
+    (await createSession(ctx.db, {
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      runtime: delivery.runtime,
+      standingPromptVersion: ctx.standingPrompt.version,
+    }));
+  return { scope, sessionId };
+}
+
+async function recordSuccess(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  scope: SessionScope,
+  sessionId: string,
+  turnId: string,
+  claudeVersion: string | null,
+  result: Extract<ClaudeTurnResult, { ok: true }>,
+): Promise<void> {
+  const previous = scope.kind === "resume" ? scope.previousCumulativeCostUsd : null;
+  const costUsd = perTurnCostUsd(previous, result.totalCostUsd);
+  const patch = sessionPatchAfterTurn(scope, {
+    ok: true,
+    runtimeSessionId: result.sessionId,
+    cumulativeCostUsd: result.totalCostUsd,
+  });
+  await recordTurnSuccess(ctx.db, {
+    turnId,
+    sessionId,
+    deliveryId: delivery.id,
+    agentId: delivery.agent_id,
+    runtimeSessionId: result.sessionId,
+    costUsd,
+    cumulativeCostUsd: result.totalCostUsd,
+    sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
+    events: result.events,
+    agentMeta: {
+      claudePath: ctx.runtime.claudePath,
+      claudeVersion,
+      lastTurnAt: new Date().toISOString(),
+    },
+  });
+  ctx.events.publish({
+    type: "turn.finished",
+    turnId,
+    deliveryId: delivery.id,
+    agentId: delivery.agent_id,
+    conversationId: delivery.conversation_id,
+    sessionId,
+    runtimeSessionId: result.sessionId,
+    costUsd,
+  });
+  ctx.events.publish({
+    type: "delivery.completed",
+    deliveryId: delivery.id,
+    agentId: delivery.agent_id,
+  });
+}
+
+async function fail(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  reason: string,
+  message: string,
+): Promise<void> {
+  if (await failDelivery(ctx.db, delivery.id, reason, message)) {
+    ctx.events.publish({
+      type: "delivery.failed",
+      deliveryId: delivery.id,
+      agentId: delivery.agent_id,
+      reason,
+    });
+    ctx.logger.warn(
+      { deliveryId: delivery.id, agentId: delivery.agent_id, reason },
+      "delivery failed",
+    );
+  }
+}
+
+async function extensionEnv(
+  ctx: TurnContext,
+  turn: Parameters<NonNullable<DaemonExtension["childEnv"]>>[0],
+): Promise<Record<string, string>> {
+  const merged: Record<string, string> = {};
+  for (const extension of ctx.extensions) {
+    if (extension.childEnv !== undefined) Object.assign(merged, await extension.childEnv(turn));
+  }
+  return merged;
+}

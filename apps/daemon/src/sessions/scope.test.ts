@@ -1,0 +1,102 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { resolveSessionScope, sessionPatchAfterTurn, type LiveSession } from "./scope.ts";
+
+const live = (over: Partial<LiveSession> = {}): LiveSession => ({
+  id: "s1",
+  runtimeSessionId: "rt-1",
+  standingPromptVersion: "v1",
+  cumulativeCostUsd: 0.5,
+  ...over,
+});
+
+describe("resolveSessionScope", () => {
+  it("starts the first turn of a conversation fresh", () => {
+    expect(resolveSessionScope(null, "v1")).toEqual({
+      kind: "fresh",
+      reuseSessionId: null,
+      invalidate: null,
+    });
+  });
+
+  it("resumes a live session with the same standing prompt", () => {
+    expect(resolveSessionScope(live(), "v1")).toEqual({
+      kind: "resume",
+      sessionId: "s1",
+      runtimeSessionId: "rt-1",
+      previousCumulativeCostUsd: 0.5,
+    });
+  });
+
+  it("replaces a session started with another standing prompt", () => {
+    expect(resolveSessionScope(live(), "v2")).toEqual({
+      kind: "fresh",
+      reuseSessionId: null,
+      invalidate: { sessionId: "s1", reason: "standing_prompt_changed" },
+    });
+  });
+
+  it("reuses a live session whose first turn never produced a runtime session", () => {
+    expect(resolveSessionScope(live({ runtimeSessionId: null }), "v1")).toEqual({
+      kind: "fresh",
+      reuseSessionId: "s1",
+      invalidate: null,
+    });
+  });
+
+  test.prop(
+    [
+      fc.option(
+        fc.record({
+          id: fc.uuid(),
+          runtimeSessionId: fc.option(fc.uuid(), { nil: null }),
+          standingPromptVersion: fc.constantFrom("a", "b"),
+          cumulativeCostUsd: fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null }),
+        }),
+        { nil: null },
+      ),
+      fc.constantFrom("a", "b"),
+    ],
+    { numRuns: 1000 },
+  )(
+    "never resumes across standing prompt versions, and resumes whenever it safely can",
+    (session, version) => {
+      const scope = resolveSessionScope(session, version);
+      const canResume =
+        session !== null &&
+        session.standingPromptVersion === version &&
+        session.runtimeSessionId !== null;
+      expect(scope.kind === "resume").toBe(canResume);
+      if (scope.kind === "resume") expect(scope.runtimeSessionId).toBe(session?.runtimeSessionId);
+      if (scope.kind === "fresh" && scope.invalidate !== null) {
+        expect(session?.standingPromptVersion).not.toBe(version);
+      }
+    },
+  );
+});
+
+describe("sessionPatchAfterTurn", () => {
+  it("records the runtime session of a successful turn", () => {
+    const scope = resolveSessionScope(null, "v1");
+    expect(
+      sessionPatchAfterTurn(scope, { ok: true, runtimeSessionId: "rt-9", cumulativeCostUsd: 0.1 }),
+    ).toEqual({
+      runtimeSessionId: "rt-9",
+      cumulativeCostUsd: 0.1,
+    });
+  });
+
+  it("keeps the previous total when the runtime reported no cost", () => {
+    const scope = resolveSessionScope(live(), "v1");
+    expect(
+      sessionPatchAfterTurn(scope, { ok: true, runtimeSessionId: "rt-1", cumulativeCostUsd: null }),
+    ).toEqual({
+      runtimeSessionId: "rt-1",
+      cumulativeCostUsd: 0.5,
+    });
+  });
+
+  it("changes nothing after a failed turn (the session stays usable)", () => {
+    expect(sessionPatchAfterTurn(resolveSessionScope(live(), "v1"), { ok: false })).toBeNull();
+  });
+});

@@ -1,0 +1,256 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { DaemonDb, DeliveryRow, DeliveryState } from "../db/schema.ts";
+
+/**
+ * Deliveries move through `accepted → running → completed | failed`. Every move is one
+ * conditional UPDATE on the row's current state, so a delivery can never be claimed twice,
+ * and the database (a partial unique index) refuses a second running delivery in a session.
+ */
+
+export interface NewDelivery {
+  readonly agentId: string;
+  readonly messageId: string;
+  readonly conversationId: string;
+  readonly reason: string | null;
+  readonly payload: unknown;
+}
+
+/** Stores a delivery once per (agent, message). A repeat returns the stored one, unchanged. */
+export async function insertDelivery(
+  db: DaemonDb,
+  input: NewDelivery,
+): Promise<
+  { readonly duplicate: boolean; readonly delivery: DeliveryRow } | { readonly unknownAgent: true }
+> {
+  const inserted = await db
+    .insertInto("deliveries")
+    .values({
+      id: randomUUID(),
+      agent_id: input.agentId,
+      message_id: input.messageId,
+      conversation_id: input.conversationId,
+      reason: input.reason,
+      payload: JSON.stringify(input.payload),
+    })
+    .onConflict((oc) => oc.columns(["agent_id", "message_id"]).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+    .catch((error: unknown) => {
+      // The agent is checked by its foreign key, in the same statement as the insert.
+      if (hasCode(error, "23503")) return "unknown_agent" as const;
+      throw error;
+    });
+  if (inserted === "unknown_agent") return { unknownAgent: true };
+  if (inserted !== undefined) return { duplicate: false, delivery: inserted };
+  const existing = await db
+    .selectFrom("deliveries")
+    .selectAll()
+    .where("agent_id", "=", input.agentId)
+    .where("message_id", "=", input.messageId)
+    .executeTakeFirstOrThrow();
+  return { duplicate: true, delivery: existing };
+}
+
+/**
+ * A claimed delivery with its agent's binding and its conversation's live session, if any
+ * (one round trip for all three: this is on every turn's path).
+ */
+export type ClaimedDelivery = DeliveryRow & {
+  readonly workspace_dir: string;
+  readonly runtime: string;
+  readonly live_session_id: string | null;
+  readonly live_runtime_session_id: string | null;
+  readonly live_standing_prompt_version: string | null;
+  readonly live_cumulative_cost_usd: number | null;
+};
+
+/**
+ * Claims up to `max` runnable deliveries: the oldest waiting delivery of each conversation
+ * that has nothing running (and so at most one per conversation), oldest first. Fewer than
+ * `max` means nothing else is runnable now.
+ */
+export async function claimRunnableDeliveries(
+  db: DaemonDb,
+  max: number,
+): Promise<readonly ClaimedDelivery[]> {
+  try {
+    const result = await sql<ClaimedDelivery>`
+      with claimed as (
+      update deliveries
+         set state = 'running', attempts = attempts + 1, started_at = now()
+       where id in (
+         select d.id from deliveries d
+          where d.state = 'accepted'
+            and not exists (
+              select 1 from deliveries r
+               where r.agent_id = d.agent_id and r.conversation_id = d.conversation_id
+                 and r.state = 'running')
+            and not exists (
+              select 1 from deliveries e
+               where e.agent_id = d.agent_id and e.conversation_id = d.conversation_id
+                 and e.state = 'accepted' and e.seq < d.seq)
+          order by d.seq
+          limit ${max}
+          for update skip locked)
+         and state = 'accepted'
+      returning *)
+      select claimed.*, agents.workspace_dir, agents.runtime,
+             s.id as live_session_id, s.runtime_session_id as live_runtime_session_id,
+             s.standing_prompt_version as live_standing_prompt_version,
+             s.cumulative_cost_usd as live_cumulative_cost_usd
+        from claimed
+        join agents on agents.id = claimed.agent_id
+        left join sessions s
+          on s.agent_id = claimed.agent_id and s.conversation_id = claimed.conversation_id
+         and s.invalidated_at is null`.execute(db);
+    return [...result.rows].sort((a, b) => a.seq - b.seq);
+  } catch (error) {
+    // Another daemon on the same server database claimed in the same session first: the
+    // partial unique index said no. Nothing changed; the caller simply tries again later.
+    if (isUniqueViolation(error)) return [];
+    throw error;
+  }
+}
+
+export async function failDelivery(
+  db: DaemonDb,
+  id: string,
+  reason: string,
+  message: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable("deliveries")
+    .set({
+      state: "failed",
+      finished_at: new Date(),
+      failure_reason: reason,
+      failure_message: message,
+    })
+    .where("id", "=", id)
+    .where("state", "=", "running")
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Puts a running delivery back in line (the daemon is stopping before the turn ended). */
+export async function requeueDelivery(db: DaemonDb, id: string): Promise<boolean> {
+  const r = await db
+    .updateTable("deliveries")
+    .set({ state: "accepted", started_at: null })
+    .where("id", "=", id)
+    .where("state", "=", "running")
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export interface RecoveryReport {
+  /** Turns that were running when the daemon stopped; their processes may still be alive. */
+  readonly interruptedTurnIds: readonly string[];
+  readonly requeued: readonly {
+    readonly id: string;
+    readonly agent_id: string;
+    readonly attempts: number;
+  }[];
+  readonly failed: readonly {
+    readonly id: string;
+    readonly agent_id: string;
+    readonly attempts: number;
+  }[];
+}
+
+/**
+ * After a crash or kill: deliveries left running go back in line, unless they have already
+ * been started `maxAttempts` times, in which case they fail with the reason `interrupted`
+ * (a delivery that keeps killing the daemon must not keep killing it). Turns left running
+ * are marked interrupted.
+ */
+export async function recoverInterrupted(
+  db: DaemonDb,
+  maxAttempts: number,
+): Promise<RecoveryReport> {
+  return db.transaction().execute(async (trx) => {
+    const turns = await trx
+      .updateTable("turns")
+      .set({
+        state: "interrupted",
+        finished_at: new Date(),
+        failure_reason: "daemon_stopped",
+        failure_message: "the daemon stopped while this turn was running",
+      })
+      .where("state", "=", "running")
+      .returning("id")
+      .execute();
+    const failed = await trx
+      .updateTable("deliveries")
+      .set({
+        state: "failed",
+        finished_at: new Date(),
+        failure_reason: "interrupted",
+        failure_message: `the daemon stopped during each of ${maxAttempts} attempts; not retried again`,
+      })
+      .where("state", "=", "running")
+      .where("attempts", ">=", maxAttempts)
+      .returning(["id", "agent_id", "attempts"])
+      .execute();
+    const requeued = await trx
+      .updateTable("deliveries")
+      .set({ state: "accepted", started_at: null })
+      .where("state", "=", "running")
+      .returning(["id", "agent_id", "attempts"])
+      .execute();
+    return { interruptedTurnIds: turns.map((t) => t.id), requeued, failed };
+  });
+}
+
+export interface DeliveryFilter {
+  readonly agentId?: string | undefined;
+  readonly conversationId?: string | undefined;
+  readonly state?: DeliveryState | undefined;
+  /** Only deliveries accepted before this sequence number (paging backwards). */
+  readonly beforeSeq?: number | undefined;
+  readonly limit: number;
+}
+
+/** Newest first. */
+export async function listDeliveries(
+  db: DaemonDb,
+  filter: DeliveryFilter,
+): Promise<readonly DeliveryRow[]> {
+  let q = db.selectFrom("deliveries").selectAll();
+  if (filter.agentId !== undefined) q = q.where("agent_id", "=", filter.agentId);
+  if (filter.conversationId !== undefined)
+    q = q.where("conversation_id", "=", filter.conversationId);
+  if (filter.state !== undefined) q = q.where("state", "=", filter.state);
+  if (filter.beforeSeq !== undefined) q = q.where("seq", "<", filter.beforeSeq);
+  return q.orderBy("seq", "desc").limit(filter.limit).execute();
+}
+
+export async function getDelivery(db: DaemonDb, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function countDeliveriesByState(db: DaemonDb): Promise<Record<DeliveryState, number>> {
+  const rows = await db
+    .selectFrom("deliveries")
+    .select(["state", sql<number>`count(*)::int`.as("n")])
+    .groupBy("state")
+    .execute();
+  const counts: Record<DeliveryState, number> = {
+    accepted: 0,
+    running: 0,
+    completed: 0,
+    failed: 0,
+  };
+  for (const row of rows) counts[row.state] = row.n;
+  return counts;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return hasCode(error, "23505");
+}
+
+/** A PostgreSQL error with this SQLSTATE (node-postgres and PGlite both expose `code`). */
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === code;
+}

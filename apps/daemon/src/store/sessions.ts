@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import type { DaemonDb, SessionInvalidationReason, SessionRow } from "../db/schema.ts";
+
+export async function createSession(
+  db: DaemonDb,
+  input: {
+    readonly agentId: string;
+    readonly conversationId: string;
+    readonly runtime: string;
+    readonly standingPromptVersion: string;
+  },
+): Promise<string> {
+  const id = randomUUID();
+  await db
+    .insertInto("sessions")
+    .values({
+      id,
+      agent_id: input.agentId,
+      conversation_id: input.conversationId,
+      runtime: input.runtime,
+      runtime_session_id: null,
+      standing_prompt_version: input.standingPromptVersion,
+      cumulative_cost_usd: null,
+      invalidated_at: null,
+      invalidated_reason: null,
+      updated_at: new Date(),
+    })
+    .execute();
+  return id;
+}
+
+/** Returns false when the session was already invalidated (nothing changed). */
+export async function invalidateSession(
+  db: DaemonDb,
+  sessionId: string,
+  reason: SessionInvalidationReason,
+): Promise<boolean> {
+  const r = await db
+    .updateTable("sessions")
+    .set({ invalidated_at: new Date(), invalidated_reason: reason, updated_at: new Date() })
+    .where("id", "=", sessionId)
+    .where("invalidated_at", "is", null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export interface SessionFilter {
+  readonly agentId?: string | undefined;
+  readonly conversationId?: string | undefined;
+  /** Only live sessions (the default lists invalidated ones too). */
+  readonly liveOnly?: boolean | undefined;
+  readonly limit: number;
+}
+
+/** Newest first. */
+export async function listSessions(
+  db: DaemonDb,
+  filter: SessionFilter,
+): Promise<readonly SessionRow[]> {
+  let q = db.selectFrom("sessions").selectAll();
+  if (filter.agentId !== undefined) q = q.where("agent_id", "=", filter.agentId);
+  if (filter.conversationId !== undefined)
+    q = q.where("conversation_id", "=", filter.conversationId);
+  if (filter.liveOnly === true) q = q.where("invalidated_at", "is", null);
+  return q.orderBy("created_at", "desc").orderBy("id").limit(filter.limit).execute();
+}

@@ -1,0 +1,51 @@
+import { sql } from "kysely";
+import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
+
+/**
+ * Records a successful turn in one statement: the turn completed with its events and cost,
+ * its session advanced to the runtime session it ran in, its delivery completed, and the
+ * agent's runtime facts updated. One statement is one atomic step (no delivery completed
+ * without its turn) and one round trip, which is most of the daemon's per-turn cost.
+ */
+export async function recordTurnSuccess(
+  db: DaemonDb,
+  input: {
+    readonly turnId: string;
+    readonly sessionId: string;
+    readonly deliveryId: string;
+    readonly agentId: string;
+    readonly runtimeSessionId: string;
+    readonly costUsd: number | null;
+    readonly cumulativeCostUsd: number | null;
+    /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
+    readonly sessionCumulativeCostUsd: number | null;
+    readonly events: readonly unknown[];
+    readonly agentMeta: AgentRuntimeMeta;
+  },
+): Promise<void> {
+  await sql`
+    with finished_turn as (
+      update turns
+         set state = 'completed', runtime_session_id = ${input.runtimeSessionId},
+             failure_reason = null, failure_message = null, exit_code = 0,
+             cost_usd = ${input.costUsd}::double precision,
+             cumulative_cost_usd = ${input.cumulativeCostUsd}::double precision,
+             events = ${JSON.stringify(input.events)}::jsonb, finished_at = now()
+       where id = ${input.turnId} and state = 'running'
+      returning id),
+    advanced_session as (
+      update sessions
+         set runtime_session_id = ${input.runtimeSessionId},
+             cumulative_cost_usd = ${input.sessionCumulativeCostUsd}::double precision,
+             turn_count = turn_count + 1, updated_at = now()
+       where id = ${input.sessionId}
+      returning id),
+    completed_delivery as (
+      update deliveries
+         set state = 'completed', finished_at = now(), failure_reason = null, failure_message = null
+       where id = ${input.deliveryId} and state = 'running'
+      returning id)
+    update agents
+       set runtime_meta = runtime_meta || ${JSON.stringify(input.agentMeta)}::jsonb, updated_at = now()
+     where id = ${input.agentId}`.execute(db);
+}

@@ -1,0 +1,4 @@
+import { pgliteBackend } from "../test-support/backends.ts";
+import { defineCrashSuite } from "../test-support/crash-suite.ts";
+
+defineCrashSuite(pgliteBackend());

@@ -1,0 +1,4 @@
+import { pgliteBackend } from "../test-support/backends.ts";
+import { defineSchedulingSuite } from "../test-support/scheduling-suite.ts";
+
+defineSchedulingSuite(pgliteBackend());

@@ -1,0 +1,4 @@
+import { postgresBackend } from "../test-support/backends.ts";
+import { defineSessionSuite } from "../test-support/session-suite.ts";
+
+defineSessionSuite(postgresBackend());

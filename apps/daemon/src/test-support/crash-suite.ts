@@ -1,0 +1,191 @@
+import { readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend } from "./backends.ts";
+import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
+import { makeDelivery, makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "./harness.ts";
+
+/** A process that exists and is not a zombie (killed, waiting for its new parent to reap it). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function readLines(file: string): Promise<string[]> {
+  return (await readFile(file, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
+}
+
+/**
+ * The daemon as its own process, killed with SIGKILL in the middle of turns and started
+ * again on the same data: every accepted delivery ends completed or failed with a reason,
+ * and a delivery never runs twice at the same time (the killed run's processes are gone
+ * before it runs again).
+ */
+export function defineCrashSuite(backend: Backend): void {
+  if (process.platform !== "linux") {
+    console.warn(
+      "\n*** SKIPPING the kill -9 suite: finding a killed daemon's turn processes needs Linux /proc. ***\n",
+    );
+  }
+  describe.skipIf(!backend.available || process.platform !== "linux")(
+    `kill -9 and restart (${backend.name})`,
+    () => {
+      const cleanups: (() => Promise<void>)[] = [];
+      beforeAll(() => backend.setup(), 60_000);
+      afterAll(async () => {
+        for (const step of cleanups.reverse()) await step();
+        await backend.teardown();
+      });
+
+      async function setup() {
+        const dir = await makeTempDir();
+        cleanups.push(() => removeDir(dir));
+        const databaseUrl = await backend.newDatabase();
+        if (databaseUrl === null) await seedPgliteDataDir(dir);
+        const log = join(dir, "turns.log");
+        const pids = join(dir, "pids");
+        const base = {
+          ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
+          FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
+        };
+        // The first run's turns hang in their work (a shell that sleeps) until killed.
+        const hangingRun = {
+          ...base,
+          FAKE_CLAUDE_RUN: `mkdir -p "${pids}"; echo $$ > "${pids}/$TICLAWK_TURN_ID"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; sleep 120; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
+        };
+        const quickRun = {
+          ...base,
+          FAKE_CLAUDE_RUN: `echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
+        };
+        const start = async (env: Record<string, string>): Promise<ChildDaemon> => {
+          const daemon = await startChildDaemon(dir, env);
+          cleanups.push(async () => {
+            daemon.process.kill("SIGKILL");
+            await daemon.exited;
+          });
+          return daemon;
+        };
+        return { dir, log, pids, hangingRun, quickRun, start };
+      }
+
+      it("loses no accepted delivery and never runs one twice at the same time", async () => {
+        const { dir, log, pids, hangingRun, quickRun, start } = await setup();
+        const first = await start({ ...hangingRun, TALKIDE_DAEMON_CONCURRENCY: "2" });
+        await first.api.registerAgent("ava", join(dir, "ws"));
+        const a = makeDelivery({ conversation_id: "c-1" });
+        const b = makeDelivery({ conversation_id: "c-1" });
+        const c = makeDelivery({ conversation_id: "c-2" });
+        const ids: string[] = [];
+        for (const d of [a, b, c]) {
+          const ack = await first.api.deliver("ava", d);
+          expect(ack.status).toBe(202);
+          ids.push(ack.body.delivery.id);
+        }
+        await waitFor(
+          async () => ((await readLines(log)).length >= 2 ? true : null),
+          "two turns to be running",
+        );
+        const before = await first.api.deliveries();
+        const stateOf = (list: typeof before, messageId: unknown) =>
+          list.find((x) => x.messageId === messageId)?.state;
+        expect([
+          stateOf(before, a["id"]),
+          stateOf(before, b["id"]),
+          stateOf(before, c["id"]),
+        ]).toEqual(["running", "accepted", "running"]);
+        const orphanPids = await Promise.all(
+          (await readdir(pids)).map(async (f) =>
+            Number((await readFile(join(pids, f), "utf8")).trim()),
+          ),
+        );
+        expect(orphanPids).toHaveLength(2);
+
+        first.process.kill("SIGKILL");
+        expect((await first.exited).signal).toBe("SIGKILL");
+        // The killed daemon's turns live on (their process groups are detached from it).
+        expect(orphanPids.every(alive)).toBe(true);
+
+        const second = await start(quickRun);
+        const settled = await second.api.settled(ids);
+        const byMessage = (id: unknown) => settled.find((d) => d.messageId === id);
+        expect(byMessage(a["id"])).toMatchObject({ state: "completed", attempts: 2 });
+        expect(byMessage(b["id"])).toMatchObject({ state: "completed", attempts: 1 });
+        expect(byMessage(c["id"])).toMatchObject({ state: "completed", attempts: 2 });
+        // The previous run's processes were killed before the deliveries ran again.
+        expect(orphanPids.some(alive)).toBe(false);
+        const recovered = second.logs.find(
+          (l) => l["msg"] === "recovered deliveries left running by the previous run",
+        );
+        expect(recovered).toMatchObject({ interruptedTurns: 2 });
+        expect(Number(recovered?.["killedProcesses"])).toBeGreaterThanOrEqual(2);
+
+        const turnsOfA = (await second.api.delivery(byMessage(a["id"])?.id ?? "")).turns.reverse();
+        expect(turnsOfA.map((t) => [t.attempt, t.state, t.failureReason])).toEqual([
+          [1, "interrupted", "daemon_stopped"],
+          [2, "completed", null],
+        ]);
+        // No killed turn ever finished its work; each delivery's work ended exactly once.
+        const lines = await readLines(log);
+        const interruptedTurnIds = new Set(
+          (await second.api.turns()).filter((t) => t.state === "interrupted").map((t) => t.id),
+        );
+        expect(
+          lines.filter(
+            (l) => l.startsWith("end ") && interruptedTurnIds.has(l.split(" ")[2] ?? ""),
+          ),
+        ).toEqual([]);
+        for (const d of [a, b, c]) {
+          expect(lines.filter((l) => l.startsWith(`end ${String(d["id"])} `))).toHaveLength(1);
+        }
+        second.process.kill("SIGTERM");
+        expect(await second.exited).toEqual({ code: 0, signal: null });
+      });
+
+      it("fails a delivery with reason interrupted once it was interrupted the allowed number of times", async () => {
+        const { dir, log, hangingRun, quickRun, start } = await setup();
+        const first = await start(hangingRun);
+        await first.api.registerAgent("bo", join(dir, "ws"));
+        const ack = await first.api.deliver("bo", makeDelivery());
+        await waitFor(
+          async () => ((await readLines(log)).length >= 1 ? true : null),
+          "the turn to be running",
+        );
+        first.process.kill("SIGKILL");
+        await first.exited;
+
+        const second = await start({ ...quickRun, TALKIDE_DAEMON_MAX_ATTEMPTS: "1" });
+        const [failed] = await second.api.settled([ack.body.delivery.id]);
+        expect(failed).toMatchObject({
+          state: "failed",
+          failureReason: "interrupted",
+          attempts: 1,
+        });
+        expect(failed?.failureMessage).toMatch(/stopped during each of 1 attempts/);
+      });
+
+      it("on SIGTERM stops its turns and puts their deliveries back in line for the next start", async () => {
+        const { dir, log, hangingRun, quickRun, start } = await setup();
+        const first = await start(hangingRun);
+        await first.api.registerAgent("cy", join(dir, "ws"));
+        const ack = await first.api.deliver("cy", makeDelivery());
+        await waitFor(
+          async () => ((await readLines(log)).length >= 1 ? true : null),
+          "the turn to be running",
+        );
+        first.process.kill("SIGTERM");
+        expect(await first.exited).toEqual({ code: 0, signal: null });
+
+        const second = await start(quickRun);
+        const [done] = await second.api.settled([ack.body.delivery.id]);
+        expect(done).toMatchObject({ state: "completed", attempts: 2 });
+        const turns = (await second.api.delivery(ack.body.delivery.id)).turns.reverse();
+        expect(turns.map((t) => t.state)).toEqual(["interrupted", "completed"]);
+      });
+    },
+  );
+}

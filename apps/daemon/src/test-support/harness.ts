@@ -1,0 +1,255 @@
+import { createHash, randomBytes } from "node:crypto";
+import { cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import type { DaemonConfig } from "../config.ts";
+import { startDaemon, type RunningDaemon, type StartDaemonOptions } from "../daemon.ts";
+import type { DeliveryView, SessionView, TurnView } from "../http/views.ts";
+import { createLogger } from "../logger.ts";
+import type { DaemonExtension } from "../extension.ts";
+
+/** A temporary directory, removed by the returned cleanup. */
+export async function makeTempDir(prefix = "talkide-daemon-test-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * An initialized, empty PGlite cluster to copy from. Creating a cluster (initdb inside
+ * WebAssembly) takes seconds on this machine; copying one takes a fraction of that. Each
+ * daemon still opens its own copy and runs its migrations on it. Shared by test workers:
+ * written to a unique directory and renamed into place, so nobody sees half of one.
+ */
+let template: Promise<string> | null = null;
+function pgliteTemplate(): Promise<string> {
+  template ??= (async () => {
+    // Keyed by the installed PGlite build (its resolved path names the version).
+    const build = createHash("sha256")
+      .update(import.meta.resolve("@electric-sql/pglite"))
+      .digest("hex")
+      .slice(0, 16);
+    const dir = join(tmpdir(), `talkide-daemon-pglite-template-${build}`);
+    if (await exists(join(dir, "PG_VERSION"))) return dir;
+    const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    await mkdir(staging, { recursive: true });
+    const db = await PGlite.create(staging);
+    await db.close();
+    await rename(staging, dir).catch(async () => rm(staging, { recursive: true, force: true }));
+    return dir;
+  })();
+  return template;
+}
+
+/** Gives a data dir an empty embedded database cluster, unless it has one. */
+export async function seedPgliteDataDir(dataDir: string): Promise<void> {
+  const pgliteDir = join(dataDir, "pglite");
+  if (!(await exists(pgliteDir))) await cp(await pgliteTemplate(), pgliteDir, { recursive: true });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    dataDir,
+    databaseUrl: null,
+    concurrency: 4,
+    turnTimeoutMs: 60_000,
+    maxAttempts: 3,
+    claudePath: FAKE_CLAUDE_PATH,
+    claudeExtraArgs: [],
+    hostId: "test-host",
+    logLevel: "silent",
+    ...overrides,
+  };
+}
+
+export interface TestDaemon {
+  readonly daemon: RunningDaemon;
+  readonly api: ApiClient;
+  stop(): Promise<void>;
+}
+
+/** Starts an in-process daemon on a free port with the fake `claude`. */
+export async function startTestDaemon(options: {
+  readonly dataDir: string;
+  readonly config?: Partial<DaemonConfig>;
+  /** Added to this process's environment for the turns' child processes. */
+  readonly childEnv?: Readonly<Record<string, string>>;
+  /** Instead of this process's environment: the whole base of the children's environment. */
+  readonly childBaseEnv?: Readonly<Record<string, string>>;
+  readonly standingPrompt?: StartDaemonOptions["standingPrompt"];
+  readonly extensions?: StartDaemonOptions["extensions"];
+  readonly killGraceMs?: number;
+  readonly logger?: StartDaemonOptions["logger"];
+}): Promise<TestDaemon> {
+  const config = testConfig(options.dataDir, options.config);
+  if (config.databaseUrl === null) await seedPgliteDataDir(options.dataDir);
+  const daemon = await startDaemon({
+    config,
+    logger: options.logger ?? createLogger("silent"),
+    childBaseEnv: { ...(options.childBaseEnv ?? process.env), ...options.childEnv },
+    ...(options.standingPrompt === undefined ? {} : { standingPrompt: options.standingPrompt }),
+    ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    killGraceMs: options.killGraceMs ?? 200,
+  });
+  return { daemon, api: new ApiClient(daemon.url, daemon.adminToken), stop: () => daemon.stop() };
+}
+
+export interface ApiResponse<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+/** A small client of the daemon's HTTP API for tests. */
+export class ApiClient {
+  readonly url: string;
+  readonly token: string;
+  constructor(url: string, token: string) {
+    this.url = url;
+    this.token = token;
+  }
+
+  async call<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: {
+      readonly token?: string | null;
+      readonly rawBody?: string;
+      readonly contentType?: string;
+    } = {},
+  ): Promise<ApiResponse<T>> {
+    const token = options.token === undefined ? this.token : options.token;
+    const headers: Record<string, string> = {};
+    if (token !== null) headers["authorization"] = `Bearer ${token}`;
+    const payload = options.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+    if (payload !== undefined) headers["content-type"] = options.contentType ?? "application/json";
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T };
+  }
+
+  async registerAgent(id: string, workspaceDir: string): Promise<void> {
+    const r = await this.call("PUT", `/v1/agents/${id}`, { workspaceDir });
+    if (r.status !== 201 && r.status !== 200)
+      throw new Error(`register failed: ${JSON.stringify(r.body)}`);
+  }
+
+  async deliver(
+    agentId: string,
+    delivery: unknown,
+  ): Promise<ApiResponse<{ status: string; delivery: DeliveryView }>> {
+    return this.call("POST", `/v1/agents/${agentId}/deliveries`, delivery);
+  }
+
+  async deliveries(query = ""): Promise<DeliveryView[]> {
+    const r = await this.call<{ deliveries: DeliveryView[] }>(
+      "GET",
+      `/v1/deliveries?limit=1000${query}`,
+    );
+    return r.body.deliveries;
+  }
+
+  async delivery(id: string): Promise<{ delivery: DeliveryView; turns: TurnView[] }> {
+    const r = await this.call<{ delivery: DeliveryView; turns: TurnView[] }>(
+      "GET",
+      `/v1/deliveries/${id}`,
+    );
+    if (r.status !== 200) throw new Error(`delivery ${id}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+
+  async sessions(query = ""): Promise<SessionView[]> {
+    const r = await this.call<{ sessions: SessionView[] }>(
+      "GET",
+      `/v1/sessions?limit=1000${query}`,
+    );
+    return r.body.sessions;
+  }
+
+  async turns(query = ""): Promise<TurnView[]> {
+    const r = await this.call<{ turns: TurnView[] }>("GET", `/v1/turns?limit=1000${query}`);
+    return r.body.turns;
+  }
+
+  /** Waits until every listed delivery has reached completed or failed. */
+  async settled(ids: readonly string[]): Promise<DeliveryView[]> {
+    return waitFor(
+      async () => {
+        const all = await this.deliveries();
+        const mine = all.filter((d) => ids.includes(d.id));
+        return mine.length === ids.length &&
+          mine.every((d) => d.state === "completed" || d.state === "failed")
+          ? mine
+          : null;
+      },
+      `deliveries ${ids.join(", ")} to settle`,
+    );
+  }
+}
+
+/**
+ * Polls until `probe` returns a value (not null). Not a timing assertion: the bound only
+ * keeps a broken build from hanging, and it is far above what any step needs.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T | null>,
+  what: string,
+  boundMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+let messageCounter = 0;
+
+/** A valid delivery document (a group message mentioning the agent), with overrides. */
+export function makeDelivery(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  messageCounter += 1;
+  return {
+    id: `m${process.pid}-${messageCounter}`,
+    seq: messageCounter,
+    created_at: "2026-05-02T14:32:11Z",
+    conversation_type: "group",
+    conversation_id: "c-general",
+    conversation_name: "general",
+    sender_type: "human",
+    sender_display_name: "anna",
+    sender_user_id: "u-anna",
+    reason: "mention",
+    text: "Could you look at the login bug?",
+    ...overrides,
+  };
+}
+
+/**
+ * A daemon extension that gives chosen messages extra child environment (for the fake
+ * `claude`: a scenario such as crash or hang for one delivery while others succeed).
+ */
+export function perMessageEnv(env: Map<string, Readonly<Record<string, string>>>): DaemonExtension {
+  return {
+    name: "test-per-message-env",
+    childEnv: (turn) => env.get(turn.messageId) ?? {},
+  };
+}

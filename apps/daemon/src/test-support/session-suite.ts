@@ -1,0 +1,391 @@
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { readFakeClaudeRecords, type FakeClaudeRecord } from "@talkide/claude-cli/testing";
+import {
+  buildInboundWakePrompt,
+  buildStandingPrompt,
+  parseDelivery,
+  STANDING_PROMPT,
+  standingPromptVersion,
+} from "@talkide/prompts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DaemonConfig } from "../config.ts";
+import { TICLAWK_ENTRIES } from "../runtime/ticlawk-wrapper.ts";
+import type { Backend } from "./backends.ts";
+import {
+  makeDelivery,
+  makeTempDir,
+  perMessageEnv,
+  removeDir,
+  startTestDaemon,
+  type TestDaemon,
+} from "./harness.ts";
+
+const PRINT_FLAGS = ["-p", "--output-format", "stream-json", "--verbose"];
+const EXTRA = ["--exclude-dynamic-system-prompt-sections", "--allowedTools", "Bash(ticlawk:*)"];
+
+/**
+ * Sessions and the runtime, end to end: real HTTP, a real database (the backend), real
+ * child processes; the fake `claude` stands in for the model and records how it was run.
+ */
+export function defineSessionSuite(backend: Backend): void {
+  describe.skipIf(!backend.available)(
+    `sessions and the claude-code runtime (${backend.name})`,
+    () => {
+      const cleanups: (() => Promise<void>)[] = [];
+      beforeAll(() => backend.setup(), 60_000);
+      afterAll(async () => {
+        for (const step of cleanups.reverse()) await step();
+        await backend.teardown();
+      });
+
+      /** A daemon on a fresh data dir and database; `recordFile` collects the fake's records. */
+      async function daemon(
+        options: {
+          config?: Partial<DaemonConfig>;
+          env?: Map<string, Record<string, string>>;
+          childEnv?: Record<string, string>;
+          reuse?: { dir: string; databaseUrl: string | null };
+          standingPrompt?: { text: string; version: string };
+        } = {},
+      ) {
+        const dir = options.reuse?.dir ?? (await makeTempDir());
+        const databaseUrl =
+          options.reuse === undefined ? await backend.newDatabase() : options.reuse.databaseUrl;
+        if (options.reuse === undefined) cleanups.push(() => removeDir(dir));
+        const recordFile = join(dir, "records.jsonl");
+        const td = await startTestDaemon({
+          dataDir: dir,
+          config: { databaseUrl, ...options.config },
+          childEnv: {
+            FAKE_CLAUDE_RECORD: recordFile,
+            FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
+            ...options.childEnv,
+          },
+          extensions: [perMessageEnv(options.env ?? new Map<string, Record<string, string>>())],
+          ...(options.standingPrompt === undefined
+            ? {}
+            : { standingPrompt: options.standingPrompt }),
+        });
+        let stopped = false;
+        const stop = async () => {
+          if (!stopped) await td.stop();
+          stopped = true;
+        };
+        cleanups.push(stop);
+        const records = async (): Promise<FakeClaudeRecord[]> => readFakeClaudeRecords(recordFile);
+        const recordOf = async (messageId: string): Promise<FakeClaudeRecord[]> =>
+          (await records()).filter((r) => r.env["TICLAWK_MESSAGE_ID"] === messageId);
+        return { td, dir, databaseUrl, records, recordOf, stop };
+      }
+
+      async function deliverAndSettle(
+        td: TestDaemon,
+        agentId: string,
+        delivery: Record<string, unknown>,
+      ) {
+        const r = await td.api.deliver(agentId, delivery);
+        expect(r.status).toBe(202);
+        const [done] = await td.api.settled([r.body.delivery.id]);
+        if (done === undefined) throw new Error("delivery vanished");
+        return done;
+      }
+
+      it("starts a conversation's first turn fresh, resumes later turns, and gives another conversation its own session", async () => {
+        const { td, dir, recordOf } = await daemon();
+        await td.api.registerAgent("alice", join(dir, "ws-alice"));
+        const m1 = makeDelivery({ conversation_id: "c-a", conversation_name: "alpha" });
+        const m2 = makeDelivery({ conversation_id: "c-a", conversation_name: "alpha" });
+        const m3 = makeDelivery({ conversation_id: "c-b", conversation_name: "beta" });
+        for (const m of [m1, m2, m3])
+          expect((await deliverAndSettle(td, "alice", m)).state).toBe("completed");
+
+        const [r1] = await recordOf(String(m1["id"]));
+        const [r2] = await recordOf(String(m2["id"]));
+        const [r3] = await recordOf(String(m3["id"]));
+        expect(r1?.argv).not.toContain("--resume");
+        expect(r3?.argv).not.toContain("--resume");
+        const sessions = await td.api.sessions("&agentId=alice");
+        const a = sessions.find((s) => s.conversationId === "c-a");
+        const b = sessions.find((s) => s.conversationId === "c-b");
+        expect(a).toMatchObject({ live: true, turnCount: 2, cumulativeCostUsd: 0.025 });
+        expect(b).toMatchObject({ live: true, turnCount: 1 });
+        expect(a?.runtimeSessionId).not.toBe(b?.runtimeSessionId);
+        expect(r2?.argv.slice(0, 6)).toEqual([...PRINT_FLAGS, "--resume", a?.runtimeSessionId]);
+
+        const turns = await td.api.turns("&agentId=alice");
+        const t2 = turns.find((t) => t.resumed);
+        expect(t2).toMatchObject({
+          sessionId: a?.id,
+          resumedRuntimeSessionId: a?.runtimeSessionId,
+          costUsd: 0.0125,
+        });
+        expect(turns.filter((t) => !t.resumed)).toHaveLength(2);
+      });
+
+      it("gives the child the exact argv, cwd, stdin and environment", async () => {
+        const { td, dir, recordOf } = await daemon({
+          childEnv: {
+            DATABASE_URL: "postgres://must-not-leak",
+            TALKIDE_ADMIN_TOKEN: "tkd_must_not_leak",
+          },
+          config: { claudeExtraArgs: ["--model", "x"] },
+        });
+        const workspace = join(dir, "ws-bob");
+        await td.api.registerAgent("bob", workspace);
+        const first = makeDelivery({ conversation_id: "c-env", conversation_name: "env-group" });
+        const second = makeDelivery({
+          conversation_type: "dm",
+          conversation_id: "c-env",
+          conversation_name: null,
+          reason: "dm",
+        });
+        await deliverAndSettle(td, "bob", first);
+        const done = await deliverAndSettle(td, "bob", second);
+        const session = (await td.api.sessions("&agentId=bob"))[0];
+        const turn = (await td.api.turns(`&deliveryId=${done.id}`))[0];
+        const [r1] = await recordOf(String(first["id"]));
+        const [r2] = await recordOf(String(second["id"]));
+        if (r1 === undefined || r2 === undefined || session === undefined || turn === undefined) {
+          throw new Error("missing records");
+        }
+
+        expect(r1.argv).toEqual([
+          ...PRINT_FLAGS,
+          "--append-system-prompt",
+          STANDING_PROMPT,
+          ...EXTRA,
+          "--model",
+          "x",
+        ]);
+        expect(r2.argv).toEqual([
+          ...PRINT_FLAGS,
+          "--resume",
+          String(session.runtimeSessionId),
+          "--append-system-prompt",
+          STANDING_PROMPT,
+          ...EXTRA,
+          "--model",
+          "x",
+        ]);
+        expect(r2.cwd).toBe(workspace);
+        const wake = buildInboundWakePrompt(parseDelivery(second));
+        expect(r2.stdin).toBe(wake.text);
+
+        const inherited = Object.fromEntries(
+          Object.entries(process.env).filter(
+            ([key, value]) =>
+              value !== undefined &&
+              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE))$/.test(
+                key,
+              ),
+          ),
+        );
+        expect(r2.env).toEqual({
+          ...inherited,
+          FAKE_CLAUDE_RECORD: join(dir, "records.jsonl"),
+          FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
+          PATH: `${join(dir, "bin")}:${process.env["PATH"] ?? ""}`,
+          TICLAWK_AGENT_ID: "bob",
+          TICLAWK_SESSION_ID: session.id,
+          TICLAWK_HOST_ID: "test-host",
+          TICLAWK_CONVERSATION_ID: "c-env",
+          TICLAWK_MESSAGE_ID: String(second["id"]),
+          TICLAWK_TARGET: wake.target,
+          TICLAWK_TURN_ID: turn.id,
+          TICLAWK_DAEMON_URL: td.daemon.url,
+        });
+        expect(wake.target).toBe("dm:@anna");
+      });
+
+      it("puts the daemon's ticlawk command first on the child's PATH, and it runs", async () => {
+        const { td, dir, recordOf } = await daemon({
+          childEnv: { FAKE_CLAUDE_RUN: "command -v ticlawk; ticlawk server info" },
+        });
+        await td.api.registerAgent("cora", join(dir, "ws"));
+        const m = makeDelivery();
+        await deliverAndSettle(td, "cora", m);
+        const [record] = await recordOf(String(m["id"]));
+        const run = record?.run;
+        expect(run?.stdout.split("\n")[0]).toBe(td.daemon.ticlawkPath);
+        expect(td.daemon.ticlawkPath).toBe(join(dir, "bin", "ticlawk"));
+        // Until the hub's CLI exists, the wrapper itself answers; afterwards, the CLI does.
+        const cliInstalled =
+          existsSync(TICLAWK_ENTRIES.source) || existsSync(TICLAWK_ENTRIES.built);
+        if (cliInstalled) expect(run?.stderr ?? "").not.toContain("ticlawk_unavailable");
+        else {
+          expect(run?.exitCode).toBe(127);
+          expect(run?.stderr).toContain('"code":"ticlawk_unavailable"');
+        }
+      });
+
+      it("invalidates every session of an agent on reset; the next turn starts fresh", async () => {
+        const { td, dir, recordOf } = await daemon();
+        await td.api.registerAgent("dan", join(dir, "ws"));
+        await deliverAndSettle(td, "dan", makeDelivery({ conversation_id: "c-1" }));
+        await deliverAndSettle(td, "dan", makeDelivery({ conversation_id: "c-2" }));
+        const before = await td.api.sessions("&agentId=dan&live=true");
+        expect(before).toHaveLength(2);
+
+        const reset = await td.api.call<{ invalidatedSessionIds: string[] }>(
+          "POST",
+          "/v1/agents/dan/reset",
+        );
+        expect(reset.status).toBe(200);
+        expect(new Set(reset.body.invalidatedSessionIds)).toEqual(new Set(before.map((s) => s.id)));
+        const after = await td.api.sessions("&agentId=dan");
+        expect(after.filter((s) => s.live)).toHaveLength(0);
+        expect(after.every((s) => s.invalidatedReason === "reset")).toBe(true);
+
+        const next = makeDelivery({ conversation_id: "c-1" });
+        await deliverAndSettle(td, "dan", next);
+        const [record] = await recordOf(String(next["id"]));
+        expect(record?.argv).not.toContain("--resume");
+        const live = await td.api.sessions("&agentId=dan&live=true");
+        expect(live).toHaveLength(1);
+        expect(live[0]?.id).not.toBe(before.find((s) => s.conversationId === "c-1")?.id);
+        expect((await td.api.call("POST", "/v1/agents/nobody/reset")).status).toBe(404);
+      });
+
+      it("starts a fresh session when the standing prompt changed, never resuming with a stale one", async () => {
+        const promptA = buildStandingPrompt({ brand: "Ticlawk", cli: "ticlawk" });
+        const promptB = buildStandingPrompt({ brand: "Otherbrand", cli: "ticlawk" });
+        const versionA = standingPromptVersion(promptA);
+        const versionB = standingPromptVersion(promptB);
+        expect(versionA).not.toBe(versionB);
+
+        const first = await daemon({ standingPrompt: { text: promptA, version: versionA } });
+        await first.td.api.registerAgent("eve", join(first.dir, "ws"));
+        await deliverAndSettle(first.td, "eve", makeDelivery({ conversation_id: "c-rot" }));
+        const resumedA = makeDelivery({ conversation_id: "c-rot" });
+        await deliverAndSettle(first.td, "eve", resumedA);
+        expect((await first.recordOf(String(resumedA["id"])))[0]?.argv).toContain("--resume");
+        const [oldSession] = await first.td.api.sessions("&agentId=eve");
+        expect(oldSession?.standingPromptVersion).toBe(versionA);
+        await first.stop();
+
+        const second = await daemon({
+          reuse: { dir: first.dir, databaseUrl: first.databaseUrl },
+          standingPrompt: { text: promptB, version: versionB },
+        });
+        const afterUpgrade = makeDelivery({ conversation_id: "c-rot" });
+        await deliverAndSettle(second.td, "eve", afterUpgrade);
+        const [record] = await second.recordOf(String(afterUpgrade["id"]));
+        expect(record?.argv).toEqual([...PRINT_FLAGS, "--append-system-prompt", promptB, ...EXTRA]);
+        const sessions = await second.td.api.sessions("&agentId=eve");
+        expect(sessions.find((s) => s.id === oldSession?.id)).toMatchObject({
+          live: false,
+          invalidatedReason: "standing_prompt_changed",
+        });
+        expect(sessions.find((s) => s.live)).toMatchObject({
+          standingPromptVersion: versionB,
+          turnCount: 1,
+        });
+      });
+
+      it("marks a session the runtime no longer knows invalid and runs the same delivery again in a fresh one", async () => {
+        const { td, dir, recordOf } = await daemon();
+        await td.api.registerAgent("fay", join(dir, "ws"));
+        await deliverAndSettle(td, "fay", makeDelivery({ conversation_id: "c-lost" }));
+        const [lost] = await td.api.sessions("&agentId=fay");
+        // The runtime's transcripts are gone (deleted, another machine): --resume must fail.
+        await rm(join(dir, "fake-claude"), { recursive: true, force: true });
+
+        const m = makeDelivery({ conversation_id: "c-lost" });
+        const done = await deliverAndSettle(td, "fay", m);
+        expect(done).toMatchObject({ state: "completed", attempts: 1 });
+        const turns = (await td.api.turns(`&deliveryId=${done.id}`)).reverse();
+        expect(turns.map((t) => [t.state, t.resumed, t.failureReason])).toEqual([
+          ["failed", true, "unknown_session"],
+          ["completed", false, null],
+        ]);
+        const records = await recordOf(String(m["id"]));
+        expect(records.map((r) => r.argv.includes("--resume"))).toEqual([true, false]);
+        const sessions = await td.api.sessions("&agentId=fay");
+        expect(sessions.find((s) => s.id === lost?.id)).toMatchObject({
+          live: false,
+          invalidatedReason: "unknown_session",
+        });
+        expect(sessions.filter((s) => s.live)).toHaveLength(1);
+      });
+
+      describe("runtime failures end the turn with a clear reason and leave the session usable", () => {
+        it.each([
+          ["is_error", { FAKE_CLAUDE_SCENARIO: "is_error" }, "is_error", /API Error/],
+          ["crash", { FAKE_CLAUDE_SCENARIO: "crash" }, "crashed", /exited with code 1/],
+          [
+            "hang",
+            { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_IGNORE_SIGTERM: "1" },
+            "timeout",
+            /no result within 1500 ms/,
+          ],
+          [
+            "garbage output",
+            { FAKE_CLAUDE_SCENARIO: "garbage" },
+            "protocol",
+            /not a stream-json event/,
+          ],
+        ])("%s", async (_name, env, reason, message) => {
+          const failing = makeDelivery({ conversation_id: "c-fail" });
+          const { td, dir, recordOf } = await daemon({
+            config: { turnTimeoutMs: 1500 },
+            env: new Map([[String(failing["id"]), env]]),
+          });
+          await td.api.registerAgent("gus", join(dir, "ws"));
+          await deliverAndSettle(td, "gus", makeDelivery({ conversation_id: "c-fail" }));
+          const [session] = await td.api.sessions("&agentId=gus");
+
+          const failed = await deliverAndSettle(td, "gus", failing);
+          expect(failed).toMatchObject({ state: "failed", failureReason: reason });
+          expect(failed.failureMessage).toMatch(message);
+          const [turn] = await td.api.turns(`&deliveryId=${failed.id}`);
+          expect(turn).toMatchObject({ state: "failed", failureReason: reason });
+
+          const after = makeDelivery({ conversation_id: "c-fail" });
+          expect((await deliverAndSettle(td, "gus", after)).state).toBe("completed");
+          const [record] = await recordOf(String(after["id"]));
+          expect(record?.argv.slice(4, 6)).toEqual(["--resume", session?.runtimeSessionId]);
+          expect((await td.api.sessions("&agentId=gus"))[0]).toMatchObject({
+            id: session?.id,
+            live: true,
+            turnCount: 2,
+          });
+        });
+
+        it("a missing claude binary", async () => {
+          const first = await daemon({ config: { claudePath: "/nonexistent/claude" } });
+          await first.td.api.registerAgent("hal", join(first.dir, "ws"));
+          const status = await first.td.api.call<{ claude: { version: string | null } }>(
+            "GET",
+            "/v1/status",
+          );
+          expect(status.body.claude.version).toBeNull();
+          const failed = await deliverAndSettle(
+            first.td,
+            "hal",
+            makeDelivery({ conversation_id: "c-bin" }),
+          );
+          expect(failed).toMatchObject({ state: "failed", failureReason: "binary_missing" });
+          expect(failed.failureMessage).toMatch(/not found at "\/nonexistent\/claude"/);
+          await first.stop();
+
+          // Installed later: the same conversation's session is used for its first real turn.
+          const second = await daemon({
+            reuse: { dir: first.dir, databaseUrl: first.databaseUrl },
+          });
+          const [session] = await second.td.api.sessions("&agentId=hal");
+          expect(session).toMatchObject({ live: true, runtimeSessionId: null, turnCount: 0 });
+          expect(
+            (await deliverAndSettle(second.td, "hal", makeDelivery({ conversation_id: "c-bin" })))
+              .state,
+          ).toBe("completed");
+          expect((await second.td.api.sessions("&agentId=hal"))[0]).toMatchObject({
+            id: session?.id,
+            turnCount: 1,
+          });
+        });
+      });
+    },
+  );
+}
