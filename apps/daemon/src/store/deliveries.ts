@@ -75,24 +75,29 @@ export async function claimRunnableDeliveries(
   max: number,
 ): Promise<readonly ClaimedDelivery[]> {
   try {
+    // The rows are picked once, in their own materialized step, and only then updated. An
+    // `update … where id in (select … limit n for update skip locked)` lets PostgreSQL run
+    // the limited subquery again while it updates, which can claim more than `max` rows and
+    // break the concurrency cap (seen on a real server, never on single-connection PGlite).
     const result = await sql<ClaimedDelivery>`
-      with claimed as (
+      with picked as materialized (
+        select d.id from deliveries d
+         where d.state = 'accepted'
+           and not exists (
+             select 1 from deliveries r
+              where r.agent_id = d.agent_id and r.conversation_id = d.conversation_id
+                and r.state = 'running')
+           and not exists (
+             select 1 from deliveries e
+              where e.agent_id = d.agent_id and e.conversation_id = d.conversation_id
+                and e.state = 'accepted' and e.seq < d.seq)
+         order by d.seq
+         limit ${max}
+         for update skip locked),
+      claimed as (
       update deliveries
          set state = 'running', attempts = attempts + 1, started_at = now()
-       where id in (
-         select d.id from deliveries d
-          where d.state = 'accepted'
-            and not exists (
-              select 1 from deliveries r
-               where r.agent_id = d.agent_id and r.conversation_id = d.conversation_id
-                 and r.state = 'running')
-            and not exists (
-              select 1 from deliveries e
-               where e.agent_id = d.agent_id and e.conversation_id = d.conversation_id
-                 and e.state = 'accepted' and e.seq < d.seq)
-          order by d.seq
-          limit ${max}
-          for update skip locked)
+       where id in (select id from picked)
          and state = 'accepted'
       returning *)
       select claimed.*, agents.workspace_dir, agents.runtime,
