@@ -38,7 +38,9 @@ function filesystemOf(dir: string): string {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-bench-"));
-const database = await openDatabase({ databaseUrl: null, dataDir });
+// The embedded database by default; a PostgreSQL server (an empty database) when DATABASE_URL is set.
+const databaseUrl = process.env.DATABASE_URL ?? null;
+const database = await openDatabase({ databaseUrl, dataDir });
 try {
   const db = database.db;
   await migrateToLatest(db);
@@ -139,6 +141,7 @@ try {
       `Load average at the end: ${loadavg()
         .map((l) => l.toFixed(1))
         .join(", ")} (the machine is shared).`,
+      `Database: ${databaseUrl === null ? "embedded (PGlite)" : "PostgreSQL server (DATABASE_URL)"}.`,
       `Team of ${MEMBERS} members, ${ITERATIONS} measured iterations per row after ${WARMUP} warm-up ones.`,
       "",
       "| layout | state | p50 (ms) | p99 (ms) | max (ms) | files written |",
