@@ -4,7 +4,7 @@ import { expectSuitePasses } from "../test-support/conformance.ts";
 test(
   "the agent-file cases pass through the conformance runner with `talkide-prompts agent-file`",
   { timeout: 120_000 },
-  async () => {
-    expect(await expectSuitePasses("agent-file", "agent-file")).toBeGreaterThanOrEqual(1);
+  () => {
+    expect(expectSuitePasses("agent-file", "agent-file")).toBeGreaterThanOrEqual(1);
   },
 );

@@ -4,7 +4,7 @@ import { expectSuitePasses } from "../test-support/conformance.ts";
 test(
   "the wake-prompt cases pass through the conformance runner with `talkide-prompts wake`",
   { timeout: 120_000 },
-  async () => {
-    expect(await expectSuitePasses("wake-prompt", "wake")).toBeGreaterThanOrEqual(25);
+  () => {
+    expect(expectSuitePasses("wake-prompt", "wake")).toBeGreaterThanOrEqual(25);
   },
 );

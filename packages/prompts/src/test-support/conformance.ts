@@ -1,37 +1,13 @@
 /** Drives `talkide-prompts <subcommand>` through the context-spec conformance runner. */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { failedCases, runConformanceProcess, sourceCommand } from "@talkide/context-spec/testing";
 import { expect } from "vitest";
-import { CONFORMANCE_BIN, PROMPTS_BIN } from "./paths.ts";
-
-const run = promisify(execFile);
-
-interface CaseLine {
-  readonly id: string;
-  readonly suite: string;
-  readonly ok: boolean;
-  readonly status: string;
-}
+import { PROMPTS_BIN } from "./paths.ts";
 
 /** Runs one suite with `--json` and expects every case to pass; returns the case count. */
-export async function expectSuitePasses(suite: string, subcommand: string): Promise<number> {
-  const { stdout } = await run(process.execPath, [
-    "--conditions=@talkide/source",
-    CONFORMANCE_BIN,
-    "--suite",
-    suite,
-    "--json",
-    "--",
-    process.execPath,
-    "--conditions=@talkide/source",
-    PROMPTS_BIN,
-    subcommand,
-  ]);
-  const results = stdout
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as CaseLine);
-  expect(results.filter((result) => !result.ok)).toEqual([]);
-  expect(new Set(results.map((result) => result.suite))).toEqual(new Set([suite]));
-  return results.length;
+export function expectSuitePasses(suite: string, subcommand: string): number {
+  const run = runConformanceProcess(suite, sourceCommand(PROMPTS_BIN, subcommand));
+  expect(failedCases(run)).toEqual([]);
+  expect(run.exitCode).toBe(0);
+  expect(new Set(run.cases.map((result) => result.suite))).toEqual(new Set([suite]));
+  return run.cases.length;
 }

@@ -6,7 +6,6 @@ export const REPO_DIR = fileURLToPath(new URL("../../../../", import.meta.url));
 export const CONTEXT_SPEC_DIR = `${REPO_DIR}packages/context-spec/`;
 export const PROMPTS_BIN = `${PACKAGE_DIR}src/bin/talkide-prompts.ts`;
 export const MARA_PLUGIN_BIN = `${PACKAGE_DIR}src/bin/talkide-mara-plugin.ts`;
-export const CONFORMANCE_BIN = `${CONTEXT_SPEC_DIR}src/bin/conformance.ts`;
 
 /** A case file of the spec package, e.g. `caseFile("wake-prompt", "dm-basic", "expected.txt")`. */
 export function caseFile(suite: string, id: string, file: string): string {
