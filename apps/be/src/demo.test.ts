@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveBundledClaudePath } from "./agent/claude-path.ts";
+import { findBundledClaudePath } from "@talkide/claude-cli";
 import { baseEnv, runCli, serve } from "./test-support/cli-process.ts";
 import { api, sendMessage, terminalEvent } from "./test-support/harness.ts";
 
-const realClaude = resolveBundledClaudePath();
+const realClaude = findBundledClaudePath(import.meta.url);
 if (realClaude === null) {
   console.warn(
     "\n!!! SKIPPING the @talkide/be demo test: the claude binary of @anthropic-ai/claude-code is not installed for this platform. !!!\n",

@@ -5,7 +5,7 @@ import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
-import { resolveBundledClaudePath } from "./agent/claude-path.ts";
+import { findBundledClaudePath } from "@talkide/claude-cli";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
@@ -81,7 +81,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Mara's plugin lives in the service's data directory, outside every project.
     const pluginDir = join(config.dataDir, "plugins", "talkide-mara");
     await writeMaraPlugin(pluginDir);
-    const claudePath = config.claudePath ?? resolveBundledClaudePath() ?? MISSING_CLAUDE;
+    const claudePath =
+      config.claudePath ?? findBundledClaudePath(import.meta.url) ?? MISSING_CLAUDE;
     if (claudePath === MISSING_CLAUDE) {
       logger.error(
         "the claude binary of @anthropic-ai/claude-code is not installed; turns will fail until TALKIDE_CLAUDE_PATH points at a claude binary",

@@ -6,7 +6,7 @@ import {
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
 import { renderMaraAgentFile } from "@talkide/prompts";
-import { resolveBundledClaudePath } from "../agent/claude-path.ts";
+import { findBundledClaudePath } from "@talkide/claude-cli";
 import type { ContextLayout } from "../context/prepare.ts";
 import {
   api,
@@ -22,7 +22,7 @@ import {
  * exactly as in production, against a fake Messages API on loopback that records every
  * request body.
  */
-export const REAL_CLAUDE = resolveBundledClaudePath();
+export const REAL_CLAUDE = findBundledClaudePath(import.meta.url);
 
 export function warnIfNoRealClaude(suite: string): void {
   if (REAL_CLAUDE === null) {

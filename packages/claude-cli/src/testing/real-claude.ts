@@ -1,43 +1,21 @@
-import { statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { findBundledClaudePath } from "../bundled-claude.ts";
 
 /** The Claude Code release the wire tests pin (devDependency `@anthropic-ai/claude-code`). */
 export const REAL_CLAUDE_VERSION = "2.1.330";
 
-const require = createRequire(import.meta.url);
-
 /**
- * Path of the native `claude` binary installed from npm `@anthropic-ai/claude-code`.
- *
- * The package ships the binary in a platform package (`@anthropic-ai/claude-code-linux-x64`,
- * …) and its postinstall copies it over a placeholder script in `bin/claude.exe`. The
- * platform package's binary is used directly, so the wire tests work whether or not the
- * postinstall ran; the copied `bin/claude.exe` is the fallback. Throws with what to do when
- * neither is there.
+ * Path of the native `claude` binary installed from npm `@anthropic-ai/claude-code` (this
+ * package's pinned devDependency). Throws with what to do when it is not installed.
  */
 export function resolveRealClaudePath(): string {
-  let manifestPath: string;
-  try {
-    manifestPath = require.resolve("@anthropic-ai/claude-code/package.json");
-  } catch {
+  const path = findBundledClaudePath(import.meta.url);
+  if (path === null) {
     throw new Error(
-      "@anthropic-ai/claude-code is not installed; run `pnpm install` in the repository root.",
+      `The native claude binary of @anthropic-ai/claude-code is not installed for ${process.platform}-${process.arch}; run \`pnpm install\` in the repository root (without --omit=optional).`,
     );
   }
-  const platformPackage = `@anthropic-ai/claude-code-${platformKey()}`;
-  try {
-    const platformManifest = createRequire(manifestPath).resolve(`${platformPackage}/package.json`);
-    const binary = join(dirname(platformManifest), "claude");
-    if (isNativeBinary(binary)) return binary;
-  } catch {
-    // fall through to the postinstall copy
-  }
-  const copied = join(dirname(manifestPath), "bin", "claude.exe");
-  if (isNativeBinary(copied)) return copied;
-  throw new Error(
-    `Neither ${platformPackage} nor the postinstall copy of its binary is installed for ${process.platform}-${process.arch}; reinstall without --omit=optional.`,
-  );
+  return path;
 }
 
 /** `resolveRealClaudePath()`, or null when the real CLI is not installed on this machine. */
@@ -88,22 +66,4 @@ export function realClaudeEnv(options: RealClaudeEnvOptions): Record<string, str
     DISABLE_ERROR_REPORTING: "1",
     ...options.extra,
   };
-}
-
-function platformKey(): string {
-  if (process.platform === "linux") {
-    const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
-    const musl = report.header?.glibcVersionRuntime === undefined;
-    return `linux-${process.arch}${musl ? "-musl" : ""}`;
-  }
-  return `${process.platform}-${process.arch}`;
-}
-
-/** The placeholder `bin/claude.exe` is a 500-byte shell script; the real binary is >100 MB. */
-function isNativeBinary(path: string): boolean {
-  try {
-    return statSync(path).size > 1024 * 1024;
-  } catch {
-    return false;
-  }
 }
