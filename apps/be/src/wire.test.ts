@@ -55,7 +55,7 @@ describe.skipIf(REAL_CLAUDE === null)(
           content: file(".talkide/active-writer.md").trimEnd(),
         },
       ]);
-    }, 30_000);
+    }, 60_000);
 
     it("(2) Mara's agent prompt is in the system prompt, and only there", () => {
       expect(systemPromptText(firstA)).toContain(MARA_PROMPT);
@@ -72,7 +72,7 @@ describe.skipIf(REAL_CLAUDE === null)(
       );
       expect(systemBlocks(firstB)).toEqual(systemBlocks(firstA));
       expect(JSON.stringify(systemBlocks(firstA))).not.toContain(projectA.workspaceDir);
-    }, 30_000);
+    }, 60_000);
 
     it("(3) a resumed turn with unchanged state adds no instruction-file reminder", async () => {
       const resumed = await bench.turn(
@@ -82,7 +82,7 @@ describe.skipIf(REAL_CLAUDE === null)(
         "resumed, unchanged state",
       );
       expect(newInstructionReminders(resumed)).toEqual([]);
-    }, 30_000);
+    }, 60_000);
 
     it("(4) a change of writer adds a reminder holding only .talkide/active-writer.md", async () => {
       const changed = await bench.turn(
@@ -96,7 +96,7 @@ describe.skipIf(REAL_CLAUDE === null)(
       expect(reminders[0]?.files.map((f) => [f.path, f.content])).toEqual([
         [join(projectA.workspaceDir, ".talkide", "active-writer.md"), "# Aktuálně píše\nBob"],
       ]);
-    }, 30_000);
+    }, 60_000);
 
     it("observed: the uncached billing-header block follows the first message, not the project", async () => {
       // Claude Code 2.1.330 puts `x-anthropic-billing-header: cc_version=2.1.330.<hex>` first in
@@ -118,7 +118,7 @@ describe.skipIf(REAL_CLAUDE === null)(
         );
         expect(block?.cache_control).toBeUndefined();
       }
-    }, 30_000);
+    }, 60_000);
 
     it("sends no email, display name or phone to the model provider", () => {
       const personal = Object.values(WIRE_PERSONAL_DATA).flatMap((p) => [

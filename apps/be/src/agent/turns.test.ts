@@ -572,5 +572,5 @@ describe("a claude binary that is not there", () => {
     } finally {
       await harness.close();
     }
-  }, 30_000);
+  }, 60_000);
 });
