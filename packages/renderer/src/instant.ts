@@ -1,5 +1,5 @@
 /**
- * `createdAt` timestamps: RFC 3339 as the spec restricts it (upper-case `T` and `Z`, an
+ * `createdAt` timestamps: RFC 3339 as the spec restricts it (`T` and `Z` in either case, an
  * offset always, 1–9 fractional digits, no leap second), turned into an exact instant with
  * integer arithmetic. `Date` is not used: it would drop every digit past milliseconds, and
  * its parser accepts more than the grammar allows.
@@ -12,7 +12,7 @@ export interface Instant {
 }
 
 const RFC3339 =
-  /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:Z|([+-])([0-9]{2}):([0-9]{2}))$/;
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$/;
 
 /** The instant a timestamp stands for, or `null` when it is not one the spec admits. */
 export function parseInstant(text: string): Instant | null {
