@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 // the "@talkide/source" export condition, so tests never depend on a stale build.
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "scripts"],
+    projects: ["packages/*", "apps/*", "runtimes/jvm", "scripts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
   },
 });

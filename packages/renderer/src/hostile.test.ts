@@ -1,3 +1,4 @@
+import { toNfc } from "@talkide/context-spec/unicode";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { parseRenderState } from "./parse.ts";
@@ -26,7 +27,7 @@ const SINGLE_LINE_MAX: Partial<Record<Field, number>> = {
 /** Conditions under which the spec requires a refusal, restated independently. */
 function mustRefuse(field: Field, value: string): boolean {
   if (/\p{Cs}/u.test(value)) return true;
-  const nfc = value.normalize("NFC");
+  const nfc = toNfc(value);
   const length = Array.from(nfc).length;
   const max = SINGLE_LINE_MAX[field];
   if (max !== undefined) {

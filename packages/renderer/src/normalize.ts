@@ -1,3 +1,4 @@
+import { startsWithUnicode13Letter, toNfc as toUnicode13Nfc } from "@talkide/context-spec/unicode";
 import type { Fault } from "./errors.ts";
 import {
   codePointLength,
@@ -7,7 +8,6 @@ import {
   hasControlOtherThanTabOrLineFeed,
   hasUnpairedSurrogate,
   hasWhiteSpace,
-  startsWithLetter,
   stripTrailingWhiteSpace,
   trimWhiteSpace,
   unifyLineBreaks,
@@ -88,7 +88,7 @@ export function normalizeTechField(
 export function normalizeSalutation(input: string): Normalized<string> {
   const result = singleLine(input, SALUTATION_MAX);
   if (!result.ok) return result;
-  if (!startsWithLetter(result.value)) return refuse("not_letter_first");
+  if (!startsWithUnicode13Letter(result.value)) return refuse("not_letter_first");
   if (result.value.includes('"')) return refuse("double_quote");
   return result;
 }
@@ -149,9 +149,12 @@ function singleLine(input: string, max: number): Normalized<string> {
   return line === "" ? refuse("blank") : accept(line);
 }
 
-/** NFC, or `null` for a string that is not well-formed UTF-16 (it has no UTF-8 form). */
+/**
+ * NFC as of Unicode 13.0.0 (the spec's version), or `null` for a string that is not
+ * well-formed UTF-16 (it has no UTF-8 form).
+ */
 function toNfc(text: string): string | null {
-  return hasUnpairedSurrogate(text) ? null : text.normalize("NFC");
+  return hasUnpairedSurrogate(text) ? null : toUnicode13Nfc(text);
 }
 
 function accept<T>(value: T): Normalized<T> {

@@ -1,3 +1,4 @@
+import { toLowerCaseDefault } from "@talkide/context-spec/unicode";
 import { formatPath } from "@talkide/privacy";
 import {
   duplicateMember,
@@ -148,7 +149,7 @@ function normalizeMember(
   };
   // Unicode default lower-casing of the NFC value, as the spec says. toLowerCase is
   // locale-independent (toLocaleLowerCase would lower a Turkish "I" differently).
-  const salutationKey = salutation.value.toLowerCase();
+  const salutationKey = toLowerCaseDefault(salutation.value);
   return { ok: true, member: { member, instant, salutationKey, index } };
 }
 

@@ -1,3 +1,4 @@
+import { toNfc } from "@talkide/context-spec/unicode";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { runRender } from "./cli/render-command.ts";
@@ -35,7 +36,7 @@ function render(input: unknown): string {
 /** Member indexes in roster order, from the generator's own knowledge of each instant. */
 function rosterOrder({ state, instants }: GeneratedState): number[] {
   const codePoints = (id: string): number[] =>
-    Array.from(id.normalize("NFC"), (char) => char.codePointAt(0) ?? 0);
+    Array.from(toNfc(id), (char) => char.codePointAt(0) ?? 0);
   const compareIds = (a: string, b: string): number => {
     const [x, y] = [codePoints(a), codePoints(b)];
     for (let i = 0; i < Math.min(x.length, y.length); i++)
@@ -241,7 +242,7 @@ describe("properties of the rendered CLAUDE.md", () => {
     (generated, suffix) => {
       // Appending the same suffix keeps the code-point order of ids that are not prefixes of
       // each other; prefix pairs are excluded so the roster order stays the same.
-      const ids = generated.state.team.map((member) => member.id.normalize("NFC"));
+      const ids = generated.state.team.map((member) => toNfc(member.id));
       fc.pre(ids.every((a) => ids.every((b) => a === b || !b.startsWith(a))));
       fc.pre(suffix.isWellFormed());
       const renamed = {

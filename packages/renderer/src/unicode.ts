@@ -13,7 +13,6 @@ const CONTROL = /\p{Cc}/u;
 const CONTROL_OR_SEPARATOR = /[\p{Cc}\u2028\u2029]/u;
 /** Cc minus tab and line feed, as one class (a lookahead per position is twice as slow). */
 const CONTROL_OTHER_THAN_TAB_OR_LINE_FEED = /[^\P{Cc}\t\n]/u;
-const LETTER_FIRST = /^\p{L}/u;
 /** `\r\n` first, so that it becomes one line feed, not two. */
 const LINE_BREAK = /\r\n|[\r\u0085\u2028\u2029]/g;
 
@@ -55,10 +54,6 @@ export function hasControlOtherThanTabOrLineFeed(text: string): boolean {
 /** An unpaired UTF-16 surrogate: a string that has no UTF-8 form. */
 export function hasUnpairedSurrogate(text: string): boolean {
   return !text.isWellFormed();
-}
-
-export function startsWithLetter(text: string): boolean {
-  return LETTER_FIRST.test(text);
 }
 
 /** `\r\n`, `\r`, U+0085, U+2028 and U+2029 each become `\n`. */

@@ -1,3 +1,4 @@
+import { toNfc } from "../unicode/unicode-13.ts";
 // The canonical-bytes rules of spec/claude-md.md, checked on a finished CLAUDE.md without
 // knowing how it was produced: a second, independent look at every expected.md.
 
@@ -13,7 +14,7 @@ export function canonicalFormProblems(text: string): string[] {
   const problems: string[] = [];
   if (text.startsWith("\uFEFF")) problems.push("starts with a byte order mark");
   if (text.includes("\r")) problems.push("holds a carriage return");
-  if (text.normalize("NFC") !== text) problems.push("is not in NFC");
+  if (toNfc(text) !== text) problems.push("is not in NFC");
   if (!text.endsWith("\n") || text.endsWith("\n\n"))
     problems.push("does not end with exactly one line feed");
   const lines = text.slice(0, -1).split("\n");

@@ -2,6 +2,7 @@
 // spec/claude-md.md ("Input document", "Normalization and validation", "Errors") and
 // independent of @talkide/renderer on purpose: two readings of one text must agree.
 
+import { startsWithUnicode13Letter, toLowerCaseDefault, toNfc } from "../unicode/unicode-13.ts";
 import { type Instant, parseInstant } from "./instant.ts";
 import { elementPath, keyPath } from "./state-path.ts";
 import {
@@ -10,7 +11,6 @@ import {
   hasControlCharacter,
   hasLineOrParagraphSeparator,
   hasUnpairedSurrogate,
-  startsWithLetter,
   stripTrailingWhiteSpace,
   trimWhiteSpace,
 } from "./unicode.ts";
@@ -181,7 +181,7 @@ function normalizeTeam(value: unknown): ClaudeMdMember[] {
     "id",
   );
   rejectDuplicates(
-    team.map((member) => member.salutation.toLowerCase()),
+    team.map((member) => toLowerCaseDefault(member.salutation)),
     "salutation",
   );
   return team;
@@ -198,7 +198,7 @@ function normalizeMember(value: unknown, path: string): ClaudeMdMember {
   if (createdAt === null) throw new StateFault("invalid_field", createdAtPath);
   const salutationPath = keyPath(path, "salutation");
   const salutation = singleLine(required(member, path, "salutation"), salutationPath, 64);
-  if (!startsWithLetter(salutation) || salutation.includes('"'))
+  if (!startsWithUnicode13Letter(salutation) || salutation.includes('"'))
     throw new StateFault("invalid_field", salutationPath);
   return {
     id,
@@ -234,7 +234,7 @@ function rejectDuplicates(keys: readonly string[], field: "id" | "salutation"): 
 function text(value: unknown, path: string): string {
   if (typeof value !== "string" || hasUnpairedSurrogate(value))
     throw new StateFault("invalid_field", path);
-  return value.normalize("NFC");
+  return toNfc(value);
 }
 
 function lengthChecked(value: unknown, path: string, max: number): string {

@@ -7,7 +7,6 @@ const TRAILING_WHITE_SPACE = /\p{White_Space}+$/u;
 const CONTROL = /\p{Cc}/u;
 const LINE_OR_PARAGRAPH_SEPARATOR = /[\u2028\u2029]/u;
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
-const LETTER = /^\p{L}/u;
 
 /** Removes White_Space characters at both ends, and nothing else (String#trim differs). */
 export function trimWhiteSpace(text: string): string {
@@ -38,10 +37,6 @@ export function hasLineOrParagraphSeparator(text: string): boolean {
 
 export function hasUnpairedSurrogate(text: string): boolean {
   return UNPAIRED_SURROGATE.test(text);
-}
-
-export function startsWithLetter(text: string): boolean {
-  return LETTER.test(text);
 }
 
 /** The code points of a string, each as a string of one or two UTF-16 units. */

@@ -8,8 +8,11 @@
  * LiquidJS (parsed once) on an equivalent template, and hand-written concatenation, the
  * floor. Every engine's bytes are checked against ours before anything is timed.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { parseRenderState } from "../parse.ts";
@@ -26,6 +29,10 @@ import { teamOf } from "../test-support/fixtures.ts";
 const BATCH = 32;
 const ROUNDS = 7;
 const BENCHMARKS_FILE = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
+/** The Java renderer of runtimes/jvm, built by `pnpm run conformance:jvm` or its build.sh. */
+const JVM_JAR = fileURLToPath(
+  new URL("../../../../runtimes/jvm/build/libs/talkide-context-jvm.jar", import.meta.url),
+);
 
 function inputOf(members: number): unknown {
   return {
@@ -180,11 +187,74 @@ function table(rows: ReadonlyArray<Row>): string {
   return [line(header), rule, ...body.map(line)].join("\n");
 }
 
-const rows = [
-  ...(await measure("1 member", inputOf(1))),
-  ...(await measure("10 members", inputOf(10))),
+/**
+ * The same states through the Java renderer, timed inside its own JVM (after a JIT warm-up)
+ * the way tinybench times ours: rows beside the TypeScript ones, from one run. Its bytes
+ * are checked against ours first. Skipped, with a note, when the jar was not built.
+ */
+function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
+  if (!existsSync(JVM_JAR)) {
+    console.warn(`no Java rows: build ${JVM_JAR} first (sh runtimes/jvm/build.sh)`);
+    return [];
+  }
+  const dir = mkdtempSync(join(tmpdir(), "talkide-bench-"));
+  try {
+    const files = states.map(([size, input], index) => {
+      const file = join(dir, `state-${String(index)}.json`);
+      writeFileSync(file, JSON.stringify(input));
+      return [file, size, renderClaudeMd(stateOf(input))] as const;
+    });
+    const child = spawnSync("java", ["-jar", JVM_JAR, "bench", ...files.map(([file]) => file)], {
+      encoding: "utf8",
+    });
+    if (child.status !== 0) throw new Error(`the Java benchmark failed:\n${child.stderr}`);
+    return child.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => {
+        const result = JSON.parse(line) as {
+          state: string;
+          task: string;
+          nsPerOp: number;
+          spread: number;
+          sha256: string;
+          java: string;
+        };
+        const [, size, expected] = files.find(([file]) => file === result.state) ?? [];
+        if (size === undefined || expected === undefined)
+          throw new Error(`unknown state ${result.state}`);
+        if (result.sha256 !== createHash("sha256").update(expected).digest("hex"))
+          throw new Error(`the Java renderer does not give our bytes for ${size}`);
+        const name =
+          result.task === "render only"
+            ? `Java ${result.java}: render only`
+            : `Java ${result.java}: JSON text → bytes`;
+        return {
+          size,
+          name,
+          nsPerOp: result.nsPerOp,
+          opsPerSecond: 1e9 / result.nsPerOp,
+          spread: result.spread,
+        };
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const states = [
+  ["1 member", inputOf(1)],
+  ["10 members", inputOf(10)],
+] as const;
+const rows: Row[] = [];
+for (const [size, input] of states) rows.push(...(await measure(size, input)));
+const jvmRows = measureJvm(states);
+const bySize = (size: string): Row[] => [
+  ...rows.filter((row) => row.size === size),
+  ...jvmRows.filter((row) => row.size === size),
 ];
-const report = `${table(rows)}\n\nMachine:\n\n${machine()}\n`;
+const allRows = states.flatMap(([size]) => bySize(size));
+const report = `${table(allRows)}\n\nMachine:\n\n${machine()}\n`;
 process.stdout.write(`${report}\n(checksum ${String(sink % 997)})\n`);
 
 if (process.argv.includes("--write")) {

@@ -1,3 +1,4 @@
+import { toLowerCaseDefault, toNfc } from "@talkide/context-spec/unicode";
 import { fc } from "@fast-check/vitest";
 
 /**
@@ -280,12 +281,12 @@ export function validStateArb(
       fc.uniqueArray(idArb, {
         minLength: count,
         maxLength: count,
-        selector: (id) => id.normalize("NFC"),
+        selector: (id) => toNfc(id),
       }),
       fc.uniqueArray(salutationArb, {
         minLength: count,
         maxLength: count,
-        selector: (salutation) => trimUnicode(salutation.normalize("NFC")).toLowerCase(),
+        selector: (salutation) => toLowerCaseDefault(trimUnicode(toNfc(salutation))),
       }),
       fc.array(fc.tuple(timestampArb, briefingArb), { minLength: count, maxLength: count }),
       fc.nat(count - 1),

@@ -1,3 +1,4 @@
+import { toNfc } from "@talkide/context-spec/unicode";
 /**
  * An independent reader of the CLAUDE.md layout, for properties: splits rendered bytes into
  * their parts and throws on any structural surprise (a heading too many or too few, a
@@ -31,7 +32,7 @@ export function readLayout(output: string): ClaudeMdLayout {
   if (!output.endsWith("\n") || output.endsWith("\n\n"))
     fail("the file must end with exactly one line feed");
   if (/[\r\v\f\u0085\u2028\u2029]/u.test(output)) fail("a line break other than \\n");
-  if (output.normalize("NFC") !== output) fail("the output is not NFC");
+  if (toNfc(output) !== output) fail("the output is not NFC");
   const lines = output.slice(0, -1).split("\n");
   lines.forEach((line, index) => {
     if (/\p{White_Space}$/u.test(line)) fail(`line ${index + 1} ends in white space`);

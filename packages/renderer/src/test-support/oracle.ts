@@ -1,3 +1,4 @@
+import { toNfc } from "@talkide/context-spec/unicode";
 import type { RawMember, RawProject } from "./arbitraries.ts";
 import { trimUnicode } from "./arbitraries.ts";
 
@@ -14,12 +15,12 @@ const DEFAULTS = {
 } as const;
 
 export function expectedLine(value: string): string {
-  return trimUnicode(value.normalize("NFC"));
+  return trimUnicode(toNfc(value));
 }
 
 export function expectedOptional(value: string | null | undefined, collapse: boolean): string {
   if (value === null || value === undefined) return "—";
-  const nfc = value.normalize("NFC");
+  const nfc = toNfc(value);
   const text = trimUnicode(collapse ? nfc.replace(/\p{White_Space}+/gu, " ") : nfc);
   return text === "" ? "—" : text;
 }
@@ -33,8 +34,7 @@ export function expectedTech(project: RawProject, field: keyof typeof DEFAULTS):
 export function expectedQuotedLines(member: RawMember): string[] {
   const briefing = member.teamBriefing;
   if (briefing === null || briefing === undefined) return ["> —"];
-  const lines = briefing
-    .normalize("NFC")
+  const lines = toNfc(briefing)
     .split(/\r\n|\r|\n|\u0085|\u2028|\u2029/u)
     .map((line) => line.replace(/\p{White_Space}+$/u, ""));
   while (lines[0] === "") lines.shift();

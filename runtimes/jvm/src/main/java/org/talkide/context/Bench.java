@@ -1,0 +1,97 @@
+package org.talkide.context;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/**
+ * In-process timings for packages/renderer/BENCHMARKS.md: {@code bench <state.json>...}
+ * prints one JSON line per state and task with the median ns/op over 7 rounds of 300 ms,
+ * after a warm-up that lets the JIT compile the code, as the TypeScript benchmark measures.
+ */
+final class Bench {
+  private static final int ROUNDS = 7;
+  private static final long ROUND_NANOS = 300_000_000L;
+  private static final long WARMUP_NANOS = 2_000_000_000L;
+  private static long sink;
+
+  private Bench() {}
+
+  static void main(String[] files) throws IOException {
+    for (String file : files) {
+      String json = Files.readString(Path.of(file), StandardCharsets.UTF_8);
+      RenderState state;
+      try {
+        state = RenderState.from(Json.parse(json));
+      } catch (StateFault fault) {
+        throw new IllegalArgumentException(file + ": the benchmark state was refused: " + fault.getMessage());
+      }
+      Task renderOnly = () -> ClaudeMdRenderer.render(state).single();
+      Task parseAndRender =
+          () -> {
+            try {
+              return ClaudeMdRenderer.render(json).single();
+            } catch (StateFault fault) {
+              throw new IllegalStateException(fault);
+            }
+          };
+      String sha256 = sha256(renderOnly.run());
+      report(file, "render only", renderOnly, sha256);
+      report(file, "JSON text to bytes", parseAndRender, sha256);
+    }
+    System.err.println("(checksum " + sink % 997 + ")");
+  }
+
+  interface Task {
+    String run();
+  }
+
+  private static void report(String file, String task, Task run, String sha256) {
+    time(run, WARMUP_NANOS);
+    double[] rounds = new double[ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) rounds[round] = time(run, ROUND_NANOS);
+    Arrays.sort(rounds);
+    double median = rounds[ROUNDS / 2];
+    double spread = 100 * (rounds[ROUNDS - 1] - rounds[0]) / median;
+    System.out.printf(
+        Locale.ROOT,
+        "{\"state\":%s,\"task\":%s,\"nsPerOp\":%.1f,\"spread\":%.1f,\"sha256\":%s,\"java\":%s}%n",
+        Json.quote(file),
+        Json.quote(task),
+        median,
+        spread,
+        Json.quote(sha256),
+        Json.quote(System.getProperty("java.version")));
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Nanoseconds per call over batches of 32 calls, for about the given time. */
+  private static double time(Task run, long budget) {
+    long calls = 0;
+    long start = System.nanoTime();
+    long elapsed;
+    do {
+      for (int i = 0; i < 32; i++) {
+        String text = run.run();
+        sink += text.charAt(text.length() >> 1);
+      }
+      calls += 32;
+      elapsed = System.nanoTime() - start;
+    } while (elapsed < budget);
+    return (double) elapsed / calls;
+  }
+}
