@@ -6,28 +6,29 @@
 // the runtime's own data gives the same answers (Unicode's stability policies), so only the
 // newer code points need handling.
 
-import { type CodePointRange, readUnassignedData } from "./unicode-13-data.ts";
-
-function hex(codePoint: number): string {
-  return `\\u{${codePoint.toString(16)}}`;
-}
-
-function classOf(ranges: readonly CodePointRange[]): string {
-  return ranges
-    .map(({ first, last }) => (first === last ? hex(first) : `${hex(first)}-${hex(last)}`))
-    .join("");
-}
+import { readUnassignedData } from "./unicode-13-data.ts";
 
 const UNASSIGNED = readUnassignedData();
-/** One character class: V8 compiles it to a range table, so a test is one fast scan. */
-const UNASSIGNED_CLASS = classOf(UNASSIGNED);
-const ANY_UNASSIGNED = new RegExp(`[${UNASSIGNED_CLASS}]`, "u");
-/** Splits a string around each such code point, keeping it as its own piece. */
-const AROUND_UNASSIGNED = new RegExp(`([${UNASSIGNED_CLASS}])`, "u");
+/** The first code point Unicode 13.0.0 leaves unassigned: text below it needs no look-up. */
+const FIRST_UNASSIGNED = UNASSIGNED[0]?.first ?? 0x110000;
+/** Text made only of code points below that one, checked by the regex engine in one scan. */
+const ONLY_BELOW_FIRST_UNASSIGNED = new RegExp(
+  `^[\\u{0}-\\u{${(FIRST_UNASSIGNED - 1).toString(16)}}]*$`,
+  "u",
+);
 const LETTER = /^\p{L}/u;
+
+/** One bit per code point of the Basic Multilingual Plane: set when it is unassigned in 13.0.0. */
+const BMP_UNASSIGNED = new Uint8Array(0x10000 / 8);
+for (const { first, last } of UNASSIGNED) {
+  for (let codePoint = first; codePoint <= Math.min(last, 0xffff); codePoint++)
+    BMP_UNASSIGNED[codePoint >> 3] = (BMP_UNASSIGNED[codePoint >> 3] ?? 0) | (1 << (codePoint & 7));
+}
 
 /** Whether Unicode 13.0.0 leaves this code point unassigned (General_Category Cn). */
 export function isUnassignedInUnicode13(codePoint: number): boolean {
+  if (codePoint <= 0xffff)
+    return (((BMP_UNASSIGNED[codePoint >> 3] ?? 0) >> (codePoint & 7)) & 1) === 1;
   let low = 0;
   let high = UNASSIGNED.length - 1;
   while (low <= high) {
@@ -49,11 +50,21 @@ export function isUnassignedInUnicode13(codePoint: number): boolean {
  * what applying the function piece by piece does.
  */
 function piecewise(text: string, transform: (piece: string) => string): string {
-  if (!ANY_UNASSIGNED.test(text)) return transform(text);
-  return text
-    .split(AROUND_UNASSIGNED)
-    .map((piece, index) => (index % 2 === 1 ? piece : transform(piece)))
-    .join("");
+  if (ONLY_BELOW_FIRST_UNASSIGNED.test(text)) return transform(text);
+  let result = "";
+  let pieceStart = 0;
+  for (let index = 0; index < text.length; index++) {
+    // Most text (Latin, Czech included) stays below U+0378: one comparison per unit.
+    if (text.charCodeAt(index) < FIRST_UNASSIGNED) continue;
+    const codePoint = text.codePointAt(index) ?? 0;
+    const width = codePoint > 0xffff ? 2 : 1;
+    if (isUnassignedInUnicode13(codePoint)) {
+      result += transform(text.slice(pieceStart, index)) + text.slice(index, index + width);
+      pieceStart = index + width;
+    }
+    index += width - 1;
+  }
+  return pieceStart === 0 ? transform(text) : result + transform(text.slice(pieceStart));
 }
 
 /** NFC as Unicode 13.0.0 defines it. */

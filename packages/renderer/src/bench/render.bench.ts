@@ -188,9 +188,11 @@ function table(rows: ReadonlyArray<Row>): string {
 }
 
 /**
- * The same states through the Java renderer, timed inside its own JVM (after a JIT warm-up)
- * the way tinybench times ours: rows beside the TypeScript ones, from one run. Its bytes
- * are checked against ours first. Skipped, with a note, when the jar was not built.
+ * The same states through the Java renderer, timed inside its own JVM after a JIT warm-up:
+ * rows beside the TypeScript ones, from one run. The rows give the timing thread's CPU time
+ * per call, because on the shared machine a JVM thread waits for a core most of the wall
+ * time (the wall-clock figures are printed too). Its bytes are checked against ours first.
+ * Skipped, with a note, when the jar was not built.
  */
 function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
   if (!existsSync(JVM_JAR)) {
@@ -204,9 +206,13 @@ function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
       writeFileSync(file, JSON.stringify(input));
       return [file, size, renderClaudeMd(stateOf(input))] as const;
     });
-    const child = spawnSync("java", ["-jar", JVM_JAR, "bench", ...files.map(([file]) => file)], {
-      encoding: "utf8",
-    });
+    const child = spawnSync(
+      "java",
+      ["-XX:+UseSerialGC", "-jar", JVM_JAR, "bench", ...files.map(([file]) => file)],
+      {
+        encoding: "utf8",
+      },
+    );
     if (child.status !== 0) throw new Error(`the Java benchmark failed:\n${child.stderr}`);
     return child.stdout
       .split("\n")
@@ -217,6 +223,7 @@ function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
           task: string;
           nsPerOp: number;
           spread: number;
+          wallNsPerOp: number;
           sha256: string;
           java: string;
         };
@@ -227,8 +234,11 @@ function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
           throw new Error(`the Java renderer does not give our bytes for ${size}`);
         const name =
           result.task === "render only"
-            ? `Java ${result.java}: render only`
-            : `Java ${result.java}: JSON text → bytes`;
+            ? `Java ${result.java}: render only (CPU time)`
+            : `Java ${result.java}: JSON text → bytes (CPU time)`;
+        console.warn(
+          `${size}, ${name}: ${result.nsPerOp.toFixed(0)} ns/op CPU, ${result.wallNsPerOp.toFixed(0)} ns/op wall clock`,
+        );
         return {
           size,
           name,

@@ -47,6 +47,8 @@ record RenderState(Project project, List<Member> team, Member activeMember) {
   private static final String EM_DASH = "\u2014";
   private static final double MAX_PROJECT_ID = 9_007_199_254_740_991d;
   private static final Pattern PLAIN_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  /** {@code \r}, U+0085, U+2028, U+2029 (after {@code \r\n} became one line feed). */
+  private static final Pattern OTHER_LINE_BREAK = Pattern.compile("[\r\u0085\u2028\u2029]");
   private static final Pattern URL_SCHEME = Pattern.compile("(?i)https?://.*", Pattern.DOTALL);
 
   /** Roster order: createdAt as an instant, then id by code point value. */
@@ -173,7 +175,7 @@ record RenderState(Project project, List<Member> team, Member activeMember) {
   private static String briefing(JsonNode value, String path) throws StateFault {
     if (value == null || value.isNull()) return null;
     String unified =
-        lengthChecked(value, path, 8000).replace("\r\n", "\n").replaceAll("[\r\u0085\u2028\u2029]", "\n");
+        OTHER_LINE_BREAK.matcher(lengthChecked(value, path, 8000).replace("\r\n", "\n")).replaceAll("\n");
     if (unified.codePoints().anyMatch(c -> Unicode13.isControl(c) && c != '\t' && c != '\n'))
       throw new StateFault("invalid_field", path);
     String[] lines = unified.split("\n", -1);
