@@ -15,9 +15,12 @@ jar="$here/build/libs/talkide-context-jvm.jar"
 # halve the start-up time, which is most of a run.
 java_flags="-Xlog:disable -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:SharedArchiveFile=$here/build/app.jsa"
 
+# The runner runs from its TypeScript sources, which needs Node 22.6 or later: the Node that
+# started us (the vitest test passes it, pnpm sets npm_node_execpath), else the one on PATH.
+node=${TALKIDE_NODE:-${npm_node_execpath:-node}}
 echo "conformance:jvm: the conformance runner over claude-md and claude-md-split"
 cd "$root"
-node --conditions=@talkide/source packages/context-spec/src/bin/conformance.ts \
+"$node" --conditions=@talkide/source packages/context-spec/src/bin/conformance.ts \
   --suite claude-md --suite claude-md-split --timeout 60000 \
   -- java $java_flags -jar "$jar" render --file '{output}'
 

@@ -35,6 +35,7 @@ describe.runIf(jdk || required)("the Java renderer (pnpm run conformance:jvm)", 
   it("passes every CLAUDE.md case through the runner and through JUnit 5", () => {
     const run = spawnSync("sh", [SCRIPT], {
       cwd: ROOT,
+      env: { ...process.env, TALKIDE_NODE: process.execPath },
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024,
     });
