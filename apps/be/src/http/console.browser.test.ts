@@ -41,22 +41,25 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
   let anna: TestUser;
   let browser: Browser;
   let page: Page;
+  // Whatever beforeAll got to start, stopped in reverse order even when a later step failed.
+  const started: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
     fake = await startFakeMessagesApi({ reply: { text: REPLY } });
+    started.push(() => fake.close());
     harness = await startHarness({
       env: { TALKIDE_CLAUDE_PATH: REAL_CLAUDE ?? "", ANTHROPIC_BASE_URL: fake.url },
     });
+    started.push(() => harness.close());
     anna = await harness.createUser({ email: "anna.console@example.org", displayName: "Anna K" });
     await harness.createUser({ email: "bob.console@example.org", displayName: "Bob B" });
     browser = await launchBrowser();
+    started.push(() => browser.close());
     page = await browser.newPage();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-    await fake?.close();
+    for (const stop of started.reverse()) await stop();
   });
 
   async function expectNoSeriousViolations(view: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 
@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
  */
 export function builtConsoleDir(): string | null {
   try {
-    const manifest = createRequire(import.meta.url).resolve("@talkide/console/package.json");
+    const manifest = fileURLToPath(import.meta.resolve("@talkide/console/package.json"));
     const dir = join(dirname(manifest), "dist");
     return existsSync(join(dir, "index.html")) ? dir : null;
   } catch {

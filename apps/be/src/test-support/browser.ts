@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 /** Debian's chromium package; the playwright package's own browser download is not used. */
@@ -61,10 +61,7 @@ interface AxeViolation {
   readonly nodes: ReadonlyArray<{ readonly target: readonly unknown[] }>;
 }
 
-const AXE_SOURCE = readFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-  "utf8",
-);
+const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve("axe-core/axe.min.js")), "utf8");
 
 /** Runs axe-core in the page; returns the serious and critical violations, readably. */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
