@@ -147,6 +147,13 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
       "Ahoj Maro, kde začneme?",
     );
     await expectNoSeriousViolations("the chat");
+    // The README's picture: TALKIDE_CONSOLE_SCREENSHOT=<file.png> writes it (never by default).
+    const screenshot = process.env.TALKIDE_CONSOLE_SCREENSHOT;
+    if (screenshot !== undefined && screenshot !== "") {
+      await page.setViewportSize({ width: 1100, height: 720 });
+      await page.screenshot({ path: screenshot, scale: "css", animations: "disabled" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it("shows what Mara sees: the active writer's salutation, white space on request, the turn's record", async () => {
