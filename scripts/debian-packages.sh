@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages the test suite needs when they are missing: a JDK 17 and the
-# Jackson and JUnit 5 jars for the JVM renderer (runtimes/jvm). Idempotent: checks first,
-# runs `apt-get update` once and installs only what is missing, without questions.
+# Jackson and JUnit 5 jars for the JVM renderer (runtimes/jvm), and chromium for the web
+# console's browser suite (driven by playwright-core; the playwright package's own browser
+# download does not work here). Idempotent: checks first, runs `apt-get update` once and
+# installs only what is missing, without questions.
 set -eu
-packages="openjdk-17-jdk-headless libjackson2-databind-java junit5"
+packages="openjdk-17-jdk-headless libjackson2-databind-java junit5 chromium"
 missing=""
 for package in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)

@@ -47,6 +47,11 @@ export function demoBanner(seed: DemoSeed, url: string): string {
     `  export TALKIDE_TOKEN=${seed.token}`,
     `  export TALKIDE_URL=${url}`,
     "",
+    "Or open the web console, signed in with one click (the token travels in the URL",
+    "fragment, which the browser never sends to a server):",
+    "",
+    `  ${consoleSignInLink(url, seed.token)}`,
+    "",
     "Lost it? Stop the service and run: pnpm --filter @talkide/be run cli create-token --email " +
       seed.email,
     rule,
@@ -64,4 +69,20 @@ export function demoModelBanner(apiUrl: string): string {
     rule,
     "",
   ].join("\n");
+}
+
+/**
+ * The console's sign-in link. The token sits in the fragment (`#token=`), never in the query:
+ * browsers do not send fragments to servers, so it reaches no access log or proxy, and the
+ * console removes it from the address bar once read.
+ */
+export function consoleSignInLink(url: string, token: string): string {
+  return `${url}/#token=${encodeURIComponent(token)}`;
+}
+
+/** Printed on every start: where the console is. */
+export function consoleBanner(url: string, built: boolean): string {
+  return built
+    ? `TalkIDE web console: ${url}/ (sign in with an API token)\n`
+    : `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${url} works without it)\n`;
 }

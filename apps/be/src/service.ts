@@ -12,9 +12,10 @@ import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
 import { openDatabase, type Database } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { demoBanner, demoModelBanner, seedDemo, type DemoSeed } from "./demo.ts";
+import { consoleBanner, demoBanner, demoModelBanner, seedDemo, type DemoSeed } from "./demo.ts";
 import { failAbandonedTurns } from "./domain/turns.ts";
 import { buildApp } from "./http/app.ts";
+import { builtConsoleDir } from "./http/console.ts";
 import { createLogger } from "./logger.ts";
 
 export interface ServiceOptions {
@@ -26,6 +27,8 @@ export interface ServiceOptions {
   readonly claudeEnvOverrides?: Readonly<Record<string, string>>;
   readonly writeHooks?: WriteHooks;
   readonly killGraceMs?: number;
+  /** The built web console; default: apps/console's dist when it has been built. */
+  readonly consoleDir?: string | null;
   /** The environment the spawn passthrough reads from; default process.env. */
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
@@ -144,6 +147,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
     });
 
+    const consoleDir = options.consoleDir === undefined ? builtConsoleDir() : options.consoleDir;
     const app = buildApp(
       {
         db: database.db,
@@ -151,6 +155,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         runner,
         layout: config.contextLayout,
         workspacesDir: config.workspacesDir,
+        consoleDir,
       },
       logger,
     );
@@ -168,6 +173,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger.info({ projectId: demo.project.id }, "created the demo user and project");
       print(demoBanner(demo, url));
     }
+    print(consoleBanner(url, consoleDir !== null));
     logger.info({ url, layout: config.contextLayout }, "talkide-be listening");
 
     let closing: Promise<void> | null = null;

@@ -38,6 +38,7 @@ describe.skipIf(REAL_CLAUDE === null)("at the wire with the single-file layout",
       "resumed, unchanged state",
     );
     expect(newInstructionReminders(unchanged)).toEqual([]);
+    expect(await bench.recordedReminderBytes(project.id)).toBe(0);
     const changed = await bench.turn(
       bench.bob,
       project.id,
@@ -45,6 +46,10 @@ describe.skipIf(REAL_CLAUDE === null)("at the wire with the single-file layout",
       "resumed, writer changed",
     );
     const files = newInstructionReminders(changed).flatMap((r) => r.files);
+    // What the service recorded before the spawn is what the CLI then sent.
+    expect(await bench.recordedReminderBytes(project.id)).toBe(
+      newInstructionReminders(changed).reduce((sum, r) => sum + r.bytes, 0),
+    );
     expect(files.map((f) => [f.path, f.content])).toEqual([
       [join(project.workspaceDir, "CLAUDE.md"), claudeMd().trimEnd()],
     ]);

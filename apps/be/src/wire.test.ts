@@ -82,6 +82,7 @@ describe.skipIf(REAL_CLAUDE === null)(
         "resumed, unchanged state",
       );
       expect(newInstructionReminders(resumed)).toEqual([]);
+      expect(await bench.recordedReminderBytes(projectA.id)).toBe(0);
     }, 60_000);
 
     it("(4) a change of writer adds a reminder holding only .talkide/active-writer.md", async () => {
@@ -96,6 +97,8 @@ describe.skipIf(REAL_CLAUDE === null)(
       expect(reminders[0]?.files.map((f) => [f.path, f.content])).toEqual([
         [join(projectA.workspaceDir, ".talkide", "active-writer.md"), "# Aktuálně píše\nBob"],
       ]);
+      // What the service recorded before the spawn is what the CLI then sent.
+      expect(await bench.recordedReminderBytes(projectA.id)).toBe(reminders[0]?.bytes);
     }, 60_000);
 
     it("observed: the uncached billing-header block follows the first message, not the project", async () => {

@@ -18,3 +18,8 @@ export {
   parseClaudeVersion,
   type DetectClaudeVersionOptions,
 } from "./version.ts";
+export {
+  changedInstructionReminder,
+  changedInstructionReminderBytes,
+  type ChangedInstructionFile,
+} from "./instruction-reminder.ts";

@@ -223,7 +223,9 @@ export class TurnRunner {
       .where("project_id", "=", turn.project_id)
       .where("ended_at", "is", null)
       .executeTakeFirst();
-    live.emit("turn.started", { turnId, resume: session !== undefined });
+    // Every turn spawns a new CLI process today ("cold"); a later kept-alive process will
+    // report "warm" here, so clients can tell the two apart from the start.
+    live.emit("turn.started", { turnId, resume: session !== undefined, process: "cold" });
     logger.info(
       { turnId, projectId: turn.project_id, resume: session !== undefined },
       "turn started",
@@ -273,7 +275,11 @@ export class TurnRunner {
         layout: this.options.layout,
         ...(this.options.writeHooks === undefined ? {} : { hooks: this.options.writeHooks }),
       });
-      live.emit("context.written", { layout: this.options.layout, files: prepared.files });
+      live.emit("context.written", {
+        layout: this.options.layout,
+        files: prepared.files,
+        resumeReminderBytes: prepared.resumeReminderBytes,
+      });
       return prepared.project.workspace_dir;
     } catch (error) {
       if (error instanceof AppError) {

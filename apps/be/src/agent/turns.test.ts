@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMaraPlugin, MARA_AGENT_NAME } from "@talkide/prompts";
 import { sql } from "kysely";
@@ -103,13 +104,37 @@ describe("turns with the fake claude", () => {
         costUsd: 0.0125,
         cumulativeCostUsd: 0.0125,
       });
+      expect(first.events[1]?.data).toEqual({
+        turnId: first.events[0]?.data.turnId,
+        resume: false,
+        process: "cold",
+      });
+      const bytesOf = (path: string) =>
+        Buffer.byteLength(readFileSync(join(project.workspaceDir, path), "utf8"));
       expect(first.events[2]?.data).toEqual({
         layout: "split",
         files: [
-          { path: "CLAUDE.md", changed: true },
-          { path: ".talkide/active-writer.md", changed: true },
-          { path: ".talkide/project.yml", changed: false },
+          { path: "CLAUDE.md", changed: true, bytes: bytesOf("CLAUDE.md"), instruction: true },
+          {
+            path: ".talkide/active-writer.md",
+            changed: true,
+            bytes: bytesOf(".talkide/active-writer.md"),
+            instruction: true,
+          },
+          {
+            path: ".talkide/project.yml",
+            changed: false,
+            bytes: bytesOf(".talkide/project.yml"),
+            instruction: false,
+          },
         ],
+        // Both instruction files, whole, as a resumed turn would re-send them.
+        resumeReminderBytes: changedInstructionReminderBytes(
+          ["CLAUDE.md", ".talkide/active-writer.md"].map((path) => ({
+            absolutePath: join(project.workspaceDir, path),
+            content: readFileSync(join(project.workspaceDir, path), "utf8"),
+          })),
+        ),
       });
 
       const second = await sendMessage(harness, anna.token, project.id, "Pokračuj");
@@ -121,6 +146,7 @@ describe("turns with the fake claude", () => {
           { path: ".talkide/active-writer.md", changed: false },
           { path: ".talkide/project.yml", changed: false },
         ],
+        resumeReminderBytes: 0,
       });
       expect(secondDone).toMatchObject({
         resumed: true,
@@ -223,6 +249,9 @@ describe("turns with the fake claude", () => {
         { path: ".talkide/active-writer.md", changed: true },
         { path: ".talkide/project.yml", changed: false },
       ],
+      resumeReminderBytes: changedInstructionReminderBytes([
+        { absolutePath: writerFile, content: "# Aktuálně píše\nBob\n" },
+      ]),
     });
     expect(readFileSync(writerFile, "utf8")).toBe("# Aktuálně píše\nBob\n");
   });

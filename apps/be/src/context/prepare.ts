@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { renderProjectYml } from "@talkide/ports";
 import { renderContextFiles } from "@talkide/renderer";
 import type { Kysely } from "kysely";
@@ -51,9 +52,29 @@ export async function renderContext(
   return { project, files };
 }
 
+export interface PreparedFile {
+  readonly path: string;
+  readonly changed: boolean;
+  /** UTF-8 bytes of the file as written. */
+  readonly bytes: number;
+  /** CLAUDE.md and the files it imports: what Claude Code reads as instructions. */
+  readonly instruction: boolean;
+}
+
 export interface PreparedContext {
   readonly project: ProjectRow;
-  readonly files: ReadonlyArray<{ readonly path: string; readonly changed: boolean }>;
+  readonly files: readonly PreparedFile[];
+  /**
+   * What the changed instruction files cost at the wire if this turn resumes a session:
+   * Claude Code 2.1.330 re-sends each changed file whole in one reminder (WIRE-NOTES.md of
+   * @talkide/claude-cli). 0 when none changed. A fresh session gets every file anyway.
+   */
+  readonly resumeReminderBytes: number;
+}
+
+/** project.yml is read by tools and people, never imported as instructions. */
+export function isInstructionFile(path: string): boolean {
+  return path !== PROJECT_YML_PATH;
 }
 
 /**
@@ -71,19 +92,28 @@ export async function prepareSpawnContext(
   },
 ): Promise<PreparedContext> {
   const { project, files } = await renderContext(db, options);
-  const written: Array<{ path: string; changed: boolean }> = [];
+  const written: PreparedFile[] = [];
+  const changedInstructions: Array<{ absolutePath: string; content: string }> = [];
   for (const file of files) {
-    const changed = await writeFileIfChanged(
-      join(project.workspace_dir, file.path),
-      file.content,
-      options.hooks,
-    );
-    written.push({ path: file.path, changed });
+    const absolutePath = join(project.workspace_dir, file.path);
+    const changed = await writeFileIfChanged(absolutePath, file.content, options.hooks);
+    const instruction = isInstructionFile(file.path);
+    written.push({
+      path: file.path,
+      changed,
+      bytes: Buffer.byteLength(file.content, "utf8"),
+      instruction,
+    });
+    if (changed && instruction) changedInstructions.push({ absolutePath, content: file.content });
   }
   if (options.layout === "single") {
     // Left over from the split layout: CLAUDE.md no longer imports it, so it would only
     // confuse whoever reads the workspace.
     await rm(join(project.workspace_dir, ACTIVE_WRITER_PATH), { force: true });
   }
-  return { project, files: written };
+  return {
+    project,
+    files: written,
+    resumeReminderBytes: changedInstructionReminderBytes(changedInstructions),
+  };
 }

@@ -411,7 +411,24 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
         message: "Ahoj Maro",
         costUsd: 0.0125,
         error: null,
+        // Recorded before the spawn: a new process, both instruction files written.
+        process: "cold",
+        context: expect.objectContaining({
+          layout: "split",
+          resumeReminderBytes: expect.any(Number) as number,
+        }) as unknown,
       }),
+    ]);
+    const single = await api<{ turn: { context: { files: Array<{ path: string }> } } }>(
+      harness,
+      anna.token,
+      "GET",
+      `/v1/projects/${id}/turns/${String(turns.body.turns[0]?.id)}`,
+    );
+    expect(single.body.turn.context.files.map((f) => f.path)).toEqual([
+      "CLAUDE.md",
+      ".talkide/active-writer.md",
+      ".talkide/project.yml",
     ]);
   });
 

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { registerAuth } from "./auth.ts";
+import { registerConsole } from "./console.ts";
 import type { AppDependencies } from "./context.ts";
 import { errorHandler } from "./problem.ts";
+import { registerPortsRoute } from "./ports.ts";
 import { registerRoutes } from "./routes.ts";
 
 export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): FastifyInstance {
@@ -17,5 +19,7 @@ export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): Fast
   app.setErrorHandler(errorHandler);
   registerAuth(app, deps.db);
   registerRoutes(app, deps);
+  registerPortsRoute(app, deps);
+  registerConsole(app, deps.consoleDir ?? null);
   return app;
 }

@@ -13,6 +13,8 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DatabaseSchema>): 
   app.decorateRequest("user", null);
   app.addHook("onRequest", async (request, reply) => {
     if (PUBLIC_ROUTES.has(request.routeOptions.url ?? "")) return;
+    // The web console's static files (see console.ts) hold no data.
+    if (request.routeOptions.config.publicRoute === true) return;
     const token = bearerToken(request.headers.authorization);
     const user = token === null ? null : await findUserByToken(db, token);
     if (user === null) {

@@ -14,6 +14,8 @@ export interface AppDependencies {
   readonly runner: TurnRunner;
   readonly layout: ContextLayout;
   readonly workspacesDir: string;
+  /** The built web console to serve at `/`; null serves a page saying how to build it. */
+  readonly consoleDir?: string | null;
 }
 
 declare module "fastify" {

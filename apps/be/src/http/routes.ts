@@ -16,6 +16,7 @@ import {
   projectView,
   requireMembership,
 } from "../domain/projects.ts";
+import { withTurnContext } from "../domain/turn-context.ts";
 import { getTurn, listTurns, turnView } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
@@ -186,18 +187,19 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
         "limit must be a whole number from 1 to 200 and before a turn number.",
       );
     }
-    return {
-      turns: await listTurns(db, membership.project.id, {
-        limit: query.data.limit,
-        beforeNumber: query.data.before,
-      }),
-    };
+    const turns = await listTurns(db, membership.project.id, {
+      limit: query.data.limit,
+      beforeNumber: query.data.before,
+    });
+    return { turns: await withTurnContext(db, turns) };
   });
 
   app.get("/v1/projects/:projectId/turns/:turnId", async (request) => {
     const membership = await membershipOf(deps, request);
     const { turnId } = request.params as { turnId: string };
-    return { turn: turnView(await getTurn(db, membership.project.id, turnId)) };
+    const turn = turnView(await getTurn(db, membership.project.id, turnId));
+    const [withContext] = await withTurnContext(db, [turn]);
+    return { turn: withContext };
   });
 
   app.get("/v1/projects/:projectId/turns/:turnId/events", async (request, reply) => {

@@ -54,6 +54,11 @@ export interface WireBench {
   newProject(): Promise<{ id: number; workspaceDir: string }>;
   /** Sends a message and returns the turn's model call (the request carrying the message). */
   turn(user: TestUser, projectId: number, message: string, label: string): Promise<RecordedRequest>;
+  /**
+   * What the service recorded at prepare-spawn time for the project's latest turn: the bytes
+   * it predicts the changed instruction files add to a resumed request.
+   */
+  recordedReminderBytes(projectId: number): Promise<number | null>;
   /** Per turn: the bytes of the instruction reminders it added, and the request's size. */
   readonly measurements: Array<{ turn: string; reminderBytes: number; bodyBytes: number }>;
   close(): Promise<void>;
@@ -96,6 +101,12 @@ export async function startWireBench(layout: ContextLayout): Promise<WireBench> 
         teamBriefing: "Vue Router 4.",
       });
       return created.body.project;
+    },
+    async recordedReminderBytes(projectId) {
+      const turns = await api<{
+        turns: Array<{ context: { resumeReminderBytes: number | null } }>;
+      }>(harness, anna.token, "GET", `/v1/projects/${projectId}/turns?limit=1`);
+      return turns.body.turns[0]?.context.resumeReminderBytes ?? null;
     },
     async turn(user, projectId, message, label) {
       const result = await sendMessage(harness, user.token, projectId, message);

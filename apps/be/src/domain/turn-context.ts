@@ -1,0 +1,78 @@
+import type { Kysely } from "kysely";
+import type { DatabaseSchema } from "../db/schema.ts";
+import type { TurnView } from "./turns.ts";
+
+/** How the turn's Claude Code process started: a new process ("cold") or a kept-alive one. */
+export type TurnProcess = "cold" | "warm";
+
+/** What prepare-spawn recorded for a turn, read back from its stored events. */
+export interface TurnContextRecord {
+  readonly layout: string;
+  readonly files: ReadonlyArray<{
+    readonly path: string;
+    readonly changed: boolean;
+    readonly bytes: number | null;
+    readonly instruction: boolean | null;
+  }>;
+  /** Bytes the changed instruction files add to a resumed turn's request (see prepare.ts). */
+  readonly resumeReminderBytes: number | null;
+}
+
+export interface TurnWithContext extends TurnView {
+  /** `null` while queued, or when the turn failed before its context was written. */
+  readonly context: TurnContextRecord | null;
+  /** `null` when the turn never started, or was stored before this was recorded. */
+  readonly process: TurnProcess | null;
+}
+
+/**
+ * Adds to each turn what its `turn.started` and `context.written` events recorded at
+ * prepare-spawn time. The events are the record: written once, when it happened, and read
+ * here without reinterpreting anything.
+ */
+export async function withTurnContext(
+  db: Kysely<DatabaseSchema>,
+  turns: readonly TurnView[],
+): Promise<TurnWithContext[]> {
+  const ids = turns.map((t) => t.id);
+  const rows =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom("turn_events")
+          .select(["turn_id", "type", "data"])
+          .where("turn_id", "in", ids)
+          .where("type", "in", ["turn.started", "context.written"])
+          .orderBy("seq")
+          .execute();
+  const contexts = new Map<string, TurnContextRecord>();
+  const processes = new Map<string, TurnProcess>();
+  for (const row of rows) {
+    const data = (row.data ?? {}) as Record<string, unknown>;
+    if (row.type === "turn.started" && (data.process === "cold" || data.process === "warm")) {
+      processes.set(row.turn_id, data.process);
+    }
+    // The last one wins: a turn whose session was reset writes its context once all the same.
+    if (row.type === "context.written") contexts.set(row.turn_id, contextRecord(data));
+  }
+  return turns.map((turn) => ({
+    ...turn,
+    context: contexts.get(turn.id) ?? null,
+    process: processes.get(turn.id) ?? null,
+  }));
+}
+
+function contextRecord(data: Record<string, unknown>): TurnContextRecord {
+  const files = Array.isArray(data.files) ? (data.files as Array<Record<string, unknown>>) : [];
+  return {
+    layout: typeof data.layout === "string" ? data.layout : "split",
+    files: files.map((f) => ({
+      path: String(f.path),
+      changed: f.changed === true,
+      bytes: typeof f.bytes === "number" ? f.bytes : null,
+      instruction: typeof f.instruction === "boolean" ? f.instruction : null,
+    })),
+    resumeReminderBytes:
+      typeof data.resumeReminderBytes === "number" ? data.resumeReminderBytes : null,
+  };
+}

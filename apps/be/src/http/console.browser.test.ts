@@ -1,0 +1,213 @@
+import { startFakeMessagesApi, type FakeMessagesApi } from "@talkide/claude-cli/testing";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  browserUnavailableReason,
+  launchBrowser,
+  seriousAxeViolations,
+  type Browser,
+} from "../test-support/browser.ts";
+import { startHarness, type Harness, type TestUser } from "../test-support/harness.ts";
+import { REAL_CLAUDE } from "../test-support/wire-harness.ts";
+import { builtConsoleDir } from "./console.ts";
+
+const REPLY = "Ahoj Anno, tady Mara. Začneme košíkem.";
+const blocked =
+  browserUnavailableReason() ??
+  (REAL_CLAUDE === null
+    ? "the claude binary of @anthropic-ai/claude-code is not installed for this platform."
+    : null) ??
+  (builtConsoleDir() === null
+    ? "the console is not built: run `pnpm --filter @talkide/console run build` (npm test builds it before the tests)."
+    : null);
+
+if (blocked !== null && process.env.CI === "true") {
+  describe("the web console in real Chromium", () => {
+    it("can run here", () => {
+      throw new Error(`The browser suite cannot run: ${blocked}`);
+    });
+  });
+} else if (blocked !== null) {
+  console.warn(`\n!!! SKIPPING the web console browser suite: ${blocked} !!!\n`);
+}
+
+/**
+ * The console driven in real Chromium against the real backend, which spawns the real pinned
+ * Claude Code CLI against a local stand-in for the Messages API: what a person sees, end to end.
+ */
+describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
+  let fake: FakeMessagesApi;
+  let harness: Harness;
+  let anna: TestUser;
+  let browser: Browser;
+  let page: Page;
+  // Whatever beforeAll got to start, stopped in reverse order even when a later step failed.
+  const started: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    fake = await startFakeMessagesApi({ reply: { text: REPLY } });
+    started.push(() => fake.close());
+    harness = await startHarness({
+      env: { TALKIDE_CLAUDE_PATH: REAL_CLAUDE ?? "", ANTHROPIC_BASE_URL: fake.url },
+    });
+    started.push(() => harness.close());
+    anna = await harness.createUser({ email: "anna.console@example.org", displayName: "Anna K" });
+    await harness.createUser({ email: "bob.console@example.org", displayName: "Bob B" });
+    browser = await launchBrowser();
+    started.push(() => browser.close());
+    page = await browser.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const stop of started.reverse()) await stop();
+  });
+
+  async function expectNoSeriousViolations(view: string): Promise<void> {
+    expect(await seriousAxeViolations(page), `axe-core on ${view}`).toEqual([]);
+  }
+
+  it("signs in from the one-click link, and the token leaves the address bar", async () => {
+    await page.goto(`${harness.url}/#token=${encodeURIComponent(anna.token)}`);
+    await page.getByText("Signed in as").waitFor();
+    expect(page.url()).toBe(`${harness.url}/`);
+    await page.getByText("No projects yet.").waitFor();
+  });
+
+  it("signs out, and signs in again with the keyboard", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API token").waitFor();
+    await expectNoSeriousViolations("the sign-in form");
+    await page.getByLabel("API token").fill("tkbe_not-a-real-token");
+    await page.keyboard.press("Enter");
+    await page.getByRole("alert").filter({ hasText: "not valid" }).waitFor();
+    await page.getByLabel("API token").fill(anna.token);
+    await page.keyboard.press("Enter");
+    await page.getByText("Signed in as").waitFor();
+  });
+
+  it("creates a project, showing the API's validation error at its field", async () => {
+    await page.getByText("New project").click();
+    await page.getByLabel("Name").fill("Pekárna u Jelena");
+    await page.getByLabel("Description").fill("E-shop pro malou pekárnu");
+    await page.getByLabel("Backend language").fill("Kotlin");
+    // The renderer's rule: a salutation starts with a letter.
+    await page.getByLabel("Salutation (how Mara addresses you)").fill("#Anna");
+    await page.getByRole("button", { name: "Create project" }).click();
+    const salutation = page.getByLabel("Salutation (how Mara addresses you)");
+    await page.locator("#new-project-salutation-error").waitFor();
+    expect(await salutation.getAttribute("aria-invalid")).toBe("true");
+    expect(await salutation.getAttribute("aria-describedby")).toBe("new-project-salutation-error");
+    expect(await page.getByLabel("Name").getAttribute("aria-invalid")).toBeNull();
+    await expectNoSeriousViolations("the project form with an error");
+
+    await salutation.fill("Anna");
+    await page.getByLabel("Team briefing").first().fill("Preferuji Pinia.");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page.getByRole("heading", { name: "Pekárna u Jelena", level: 2 }).waitFor();
+    await page.getByRole("button", { name: /Pekárna u Jelena/ }).waitFor();
+  });
+
+  it("adds a member by email and edits the own briefing", async () => {
+    await page.getByRole("tab", { name: "Team" }).click();
+    await page.getByRole("heading", { name: "Add a member" }).waitFor();
+    await page.getByLabel("Email").fill("bob.console@example.org");
+    await page.locator("#add-salutation").fill("Bob");
+    await page.locator("#add-briefing").fill("Vue Router 4.");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await page.getByRole("status").filter({ hasText: "Added Bob." }).waitFor();
+    await page.getByRole("list", { name: "Members" }).getByText("Vue Router 4.").waitFor();
+
+    await page.locator("#own-briefing").fill("Preferuji Pinia a Vitest.");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await page
+      .getByRole("list", { name: "Members" })
+      .getByText("Preferuji Pinia a Vitest.")
+      .waitFor();
+    await expectNoSeriousViolations("the team view");
+  });
+
+  it("sends a message and shows Mara's reply as it streams in, with the turn's cost", async () => {
+    // Keyboard only: arrow keys move between the tabs.
+    await page.getByRole("tab", { name: "Team" }).focus();
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.getByRole("tab", { name: "Chat" }).getAttribute("aria-selected")).toBe(
+      "true",
+    );
+    await page.getByLabel("Message to Mara").fill("Ahoj Maro, kde začneme?");
+    await page.keyboard.press("Control+Enter");
+    const streamed = page.getByRole("region", { name: "The last turn as it streamed in" });
+    await streamed.getByText(REPLY).waitFor({ timeout: 90_000 });
+    await streamed.getByText(/This turn cost \$\d+\.\d{4}\./).waitFor();
+    const history = page.getByRole("list", { name: "Earlier turns" });
+    await history.getByText("Ahoj Maro, kde začneme?").waitFor();
+    await history.getByText(/cost \$\d+\.\d{4}/).waitFor();
+    // The model got the message through the real CLI.
+    expect(JSON.stringify(fake.messageRequests().at(-1)?.body)).toContain(
+      "Ahoj Maro, kde začneme?",
+    );
+    await expectNoSeriousViolations("the chat");
+    // The README's picture: TALKIDE_CONSOLE_SCREENSHOT=<file.png> writes it (never by default).
+    const screenshot = process.env.TALKIDE_CONSOLE_SCREENSHOT;
+    if (screenshot !== undefined && screenshot !== "") {
+      await page.setViewportSize({ width: 1100, height: 720 });
+      await page.screenshot({ path: screenshot, scale: "css", animations: "disabled" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it("shows what Mara sees: the active writer's salutation, white space on request, the turn's record", async () => {
+    await page.getByRole("tab", { name: "What Mara sees" }).click();
+    const writer = page.locator('pre[data-path=".talkide/active-writer.md"]');
+    await writer.waitFor();
+    expect(await writer.textContent()).toBe("# Aktuálně píše\nAnna\n");
+    await page.getByLabel("Show white space and invisible characters").check();
+    expect(await writer.textContent()).toBe("#·Aktuálně·píše↵\nAnna↵\n");
+    const row = page
+      .getByRole("table", { name: "Context changes per turn" })
+      .getByRole("row")
+      .nth(1);
+    const cells = await row.getByRole("cell").allTextContents();
+    // Turn 1 started a new session in a new process, after writing both instruction files.
+    expect(cells.slice(0, 4)).toEqual([
+      "Anna",
+      "new",
+      "cold",
+      "CLAUDE.md, .talkide/active-writer.md",
+    ]);
+    expect(cells[4]).toMatch(/^[\d,]+ B \(changed files re-sent whole\)$/);
+    await expectNoSeriousViolations("the context view");
+  });
+
+  it("shows the project's ports as free or busy", async () => {
+    await page.getByRole("tab", { name: "Ports" }).click();
+    const table = page.getByRole("table", { name: "Port state" });
+    await table.getByRole("row").nth(2).waitFor();
+    const rows = await table.getByRole("row").all();
+    const cells = await Promise.all(
+      rows.slice(1).map(async (row) => (await row.locator("th, td").allTextContents()).join(" ")),
+    );
+    expect(cells).toEqual([
+      expect.stringMatching(/^Backend 8091 (free|busy) /),
+      expect.stringMatching(/^Frontend 5201 (free|busy) /),
+    ]);
+    await expectNoSeriousViolations("the ports view");
+  });
+
+  it("stays readable on a narrow window: nothing scrolls sideways", async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.getByRole("tab", { name: "What Mara sees" }).click();
+    await page.locator('pre[data-path="CLAUDE.md"]').waitFor();
+    // A string: this file is type-checked without the DOM library.
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoSeriousViolations("the narrow context view");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("never wrote the token to the service's log", () => {
+    expect(harness.logs.join("\n")).not.toContain(anna.token);
+  });
+});

@@ -1,0 +1,34 @@
+import { derivePorts, probePort, type PortHolder } from "@talkide/ports";
+import type { FastifyInstance } from "fastify";
+import { membershipOf, type AppDependencies } from "./context.ts";
+
+export interface PortState {
+  readonly service: "be" | "fe";
+  readonly port: number;
+  readonly state: "free" | "busy";
+  /** The listening process (pid and executable name only), when the OS shows it. */
+  readonly holder: PortHolder | null;
+}
+
+/**
+ * `GET /v1/projects/:id/ports`: the project's derived ports and whether each is in use now,
+ * probed the same way a turn probes them before its spawn. Read-only: it reports, never frees.
+ */
+export function registerPortsRoute(app: FastifyInstance, deps: AppDependencies): void {
+  app.get("/v1/projects/:projectId/ports", async (request) => {
+    const membership = await membershipOf(deps, request);
+    const ports = derivePorts(membership.project.id);
+    const states = await Promise.all(
+      (["be", "fe"] as const).map(async (service): Promise<PortState> => {
+        const probe = await probePort(ports[service]);
+        return {
+          service,
+          port: probe.port,
+          state: probe.state,
+          holder: probe.state === "busy" ? probe.holder : null,
+        };
+      }),
+    );
+    return { ports: states };
+  });
+}

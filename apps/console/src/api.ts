@@ -1,0 +1,185 @@
+/** The backend's JSON API as the console uses it (see apps/be/API.md). */
+
+export interface Me {
+  readonly id: string;
+  readonly email: string;
+  readonly displayName: string;
+}
+
+export interface Project {
+  readonly id: number;
+  readonly name: string;
+  readonly url: string | null;
+  readonly description: string | null;
+  readonly backendLanguage: string;
+  readonly backendFramework: string;
+  readonly frontendLanguage: string;
+  readonly frontendFramework: string;
+  readonly ports: { readonly be: number; readonly fe: number };
+}
+
+export interface Member {
+  readonly id: string;
+  readonly salutation: string;
+  readonly teamBriefing: string | null;
+  readonly role: "owner" | "member";
+  readonly you: boolean;
+}
+
+export interface TurnContext {
+  readonly layout: string;
+  readonly files: ReadonlyArray<{
+    readonly path: string;
+    readonly changed: boolean;
+    readonly bytes: number | null;
+    readonly instruction: boolean | null;
+  }>;
+  readonly resumeReminderBytes: number | null;
+}
+
+export interface Turn {
+  readonly id: string;
+  readonly number: number;
+  readonly memberId: string;
+  readonly status: "queued" | "running" | "succeeded" | "failed";
+  readonly resumed: boolean;
+  readonly message: string;
+  readonly resultText: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly costUsd: number | null;
+  readonly cumulativeCostUsd: number | null;
+  readonly createdAt: string;
+  readonly context: TurnContext | null;
+  readonly process: "cold" | "warm" | null;
+}
+
+export interface ContextFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+export interface PortState {
+  readonly service: "be" | "fe";
+  readonly port: number;
+  readonly state: "free" | "busy";
+  readonly holder: { readonly pid: number; readonly command: string } | null;
+}
+
+/** A problem+json answer: `code` to branch on, `detail` for people, messages per field. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Field name (the last segment of the API's path, e.g. `salutation`) → message. */
+  readonly fields: Readonly<Record<string, string>>;
+
+  constructor(status: number, code: string, detail: string, fields: Record<string, string>) {
+    super(detail);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+  }
+}
+
+interface ProblemBody {
+  code?: unknown;
+  detail?: unknown;
+  field?: unknown;
+  errors?: unknown;
+}
+
+/** The field messages of a problem: `errors[]` of invalid_body, or `field` of the others. */
+export function fieldErrorsOf(problem: ProblemBody): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (Array.isArray(problem.errors)) {
+    for (const entry of problem.errors as Array<{ path?: unknown; message?: unknown }>) {
+      const path = typeof entry.path === "string" ? entry.path : "";
+      const name = path.split(".").at(-1) ?? "";
+      if (name !== "" && typeof entry.message === "string") fields[name] ??= entry.message;
+    }
+  }
+  if (typeof problem.field === "string" && typeof problem.detail === "string") {
+    fields[problem.field] = problem.detail;
+  }
+  return fields;
+}
+
+export async function toApiError(response: Response): Promise<ApiError> {
+  let problem: ProblemBody = {};
+  try {
+    problem = (await response.json()) as ProblemBody;
+  } catch {
+    // Not problem+json (a proxy's page): the status says enough.
+  }
+  return new ApiError(
+    response.status,
+    typeof problem.code === "string" ? problem.code : `http_${response.status}`,
+    typeof problem.detail === "string"
+      ? problem.detail
+      : `The service answered ${response.status}.`,
+    fieldErrorsOf(problem),
+  );
+}
+
+export class Api {
+  private readonly token: string;
+
+  constructor(token: string) {
+    this.token = token;
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { authorization: `Bearer ${this.token}`, ...extra };
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(path, {
+      method,
+      headers: this.headers(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw await toApiError(response);
+    return (await response.json()) as T;
+  }
+
+  me(): Promise<Me> {
+    return this.request<Me>("GET", "/v1/me");
+  }
+
+  async projects(): Promise<Project[]> {
+    return (await this.request<{ projects: Project[] }>("GET", "/v1/projects")).projects;
+  }
+
+  async createProject(input: Record<string, unknown>): Promise<Project> {
+    return (await this.request<{ project: Project }>("POST", "/v1/projects", input)).project;
+  }
+
+  async members(projectId: number): Promise<Member[]> {
+    const path = `/v1/projects/${projectId}/members`;
+    return (await this.request<{ members: Member[] }>("GET", path)).members;
+  }
+
+  async addMember(projectId: number, input: Record<string, unknown>): Promise<Member> {
+    const path = `/v1/projects/${projectId}/members`;
+    return (await this.request<{ member: Member }>("POST", path, input)).member;
+  }
+
+  async updateMe(projectId: number, input: Record<string, unknown>): Promise<Member> {
+    const path = `/v1/projects/${projectId}/members/me`;
+    return (await this.request<{ member: Member }>("PATCH", path, input)).member;
+  }
+
+  async turns(projectId: number): Promise<Turn[]> {
+    const path = `/v1/projects/${projectId}/turns?limit=200`;
+    return (await this.request<{ turns: Turn[] }>("GET", path)).turns;
+  }
+
+  async context(projectId: number): Promise<{ layout: string; files: ContextFile[] }> {
+    return this.request("GET", `/v1/projects/${projectId}/context`);
+  }
+
+  async ports(projectId: number): Promise<PortState[]> {
+    const path = `/v1/projects/${projectId}/ports`;
+    return (await this.request<{ ports: PortState[] }>("GET", path)).ports;
+  }
+}
