@@ -29,7 +29,7 @@ export async function copyCheckout(root: string, dest: string): Promise<void> {
     mkdirSync(dirname(join(dest, file)), { recursive: true });
     cpSync(source, join(dest, file), { verbatimSymlinks: true });
   }
-  symlinkSync(join(root, "node_modules"), join(dest, "node_modules"));
+  linkRootModules(join(root, "node_modules"), join(dest, "node_modules"));
   for (const group of ["packages", "apps"]) {
     for (const name of readdirSync(join(dest, group))) {
       const modules = join(root, group, name, "node_modules");
@@ -56,9 +56,22 @@ export async function copyCheckout(root: string, dest: string): Promise<void> {
       { cwd: dest, stdin: "ignore" },
     );
   await git("init", "--quiet", "--initial-branch=main");
-  // The link to the checkout's node_modules is not a directory, so ".gitignore"'s
-  // "node_modules/" does not match it.
-  appendFileSync(join(dest, ".git", "info", "exclude"), "/node_modules\n");
+  // pnpm (>= 10) installs before it runs or publishes when it thinks node_modules is stale,
+  // and in the copy it would: never let it write through the links into the checkout.
+  appendFileSync(join(dest, "pnpm-workspace.yaml"), "\nverifyDepsBeforeRun: false\n");
   await git("add", "--all");
   await git("commit", "--quiet", "--message", "snapshot of the checkout for the release test");
+}
+
+/**
+ * The copy's root node_modules: a directory of its own holding a link to each entry of the
+ * checkout's (files such as pnpm's .modules.yaml are copied), so nothing that replaces an
+ * entry in the copy can change the checkout's.
+ */
+function linkRootModules(source: string, target: string): void {
+  mkdirSync(target);
+  for (const entry of readdirSync(source, { withFileTypes: true })) {
+    if (entry.isFile()) cpSync(join(source, entry.name), join(target, entry.name));
+    else symlinkSync(join(source, entry.name), join(target, entry.name));
+  }
 }

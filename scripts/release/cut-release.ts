@@ -80,6 +80,8 @@ export function releaseEnv(copy: string): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(npm|pnpm)_(config|package|lifecycle)_/i.test(key)) env[key] = value;
   }
+  // No install before running or publishing (see copyCheckout): the copy shares dependencies.
+  env["pnpm_config_verify_deps_before_run"] = "false";
   env["PATH"] = [
     join(copy, "node_modules", ".bin"),
     dirname(process.execPath),

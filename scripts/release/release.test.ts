@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -74,7 +75,24 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
+/** Where each entry of the checkout's root node_modules points: the release must not move one. */
+function rootModules(): Map<string, string> {
+  const modules = join(REPO_ROOT, "node_modules");
+  return new Map(
+    readdirSync(modules, { withFileTypes: true }).map((entry) => [
+      entry.name,
+      entry.isSymbolicLink()
+        ? readlinkSync(join(modules, entry.name))
+        : entry.isFile()
+          ? "file"
+          : "dir",
+    ]),
+  );
+}
+let modulesBefore: Map<string, string> | undefined;
+
 beforeAll(async () => {
+  modulesBefore = rootModules();
   work = mkdtempSync(join(tmpdir(), "talkide-release-"));
   registry = await startLocalRegistry(join(work, "registry"), REGISTRY_LIFETIME_MS);
   const copy = join(work, "repo");
@@ -84,8 +102,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await registry?.stop();
+  // Two consumer projects with their node_modules: removing them takes a while on a busy disk.
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+}, 5 * MINUTE);
 
 /** `npm view <spec> [field]` against the local registry, run with the caller's npm. */
 async function npmView(spec: string, ...fields: string[]): Promise<string> {
@@ -98,6 +117,11 @@ async function npmView(spec: string, ...fields: string[]): Promise<string> {
 }
 
 describe("changeset version and changeset publish on a copy of the checkout", () => {
+  test("left the checkout's own node_modules as it was", () => {
+    release();
+    expect(rootModules()).toEqual(modulesBefore);
+  });
+
   test("every published package got a new version, a CHANGELOG entry and no pending changeset", () => {
     const { copy, versions } = release();
     const before = new Map(
