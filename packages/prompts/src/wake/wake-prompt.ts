@@ -5,13 +5,16 @@
  *     [charter] ... [/charter]            (when the conversation has a charter)
  *     [quote ... [/quote]                 (when the message quotes an artifact)
  *     New message received:
- *     HEADER SUFFIXES BODY                (the body's first line shares the header line)
+ *     HEADER SUFFIXES                     (one line)
+ *     > BODY                              (every body line behind `> `; none when empty)
  *     Group context: ...                  (group messages only)
  *     the reply instruction, with the exact target
+ *
+ * Every line of user text starts with `> ` and no other line does (see `asUserLines`).
  */
-import { neutralizeMultiLine } from "../text/neutralize.ts";
 import { isSafeToken } from "../text/safe-token.ts";
 import { toMultiLineText } from "../text/unicode.ts";
+import { asUserLines } from "../text/user-lines.ts";
 import {
   buildCharterBlock,
   buildGroupContextBlock,
@@ -32,7 +35,7 @@ export interface WakePromptParts {
   readonly envelopeHeader: string;
   /** The reply target, as `buildEnvelopeTarget` gives it. */
   readonly target: string;
-  /** The message body as the sender wrote it; normalized and neutralized here. */
+  /** The message body as the sender wrote it; normalized and put behind `> ` here. */
   readonly rawText: string;
   readonly groupContext: string;
   readonly charterBlock: string;
@@ -81,15 +84,16 @@ function replyInstruction(cli: string, target: string): string {
 }
 
 /**
- * Lays out the parts of a wake prompt. The body is normalized and neutralized here, so this
- * step is safe on its own; the other parts must come from the builders of this package.
+ * Lays out the parts of a wake prompt. The body is normalized and put behind `> ` here, so
+ * this step is safe on its own; the other parts must come from the builders of this package.
  */
 export function buildWakePromptText(parts: WakePromptParts, options?: WakePromptOptions): string {
   const cli = resolveCli(options);
   checkTarget(parts.target);
   checkHeader(parts.envelopeHeader);
-  const body = neutralizeMultiLine(toMultiLineText(parts.rawText));
-  const envelope = body === "" ? parts.envelopeHeader : `${parts.envelopeHeader} ${body}`;
+  const body = toMultiLineText(parts.rawText);
+  const envelope =
+    body === "" ? parts.envelopeHeader : `${parts.envelopeHeader}\n${asUserLines(body)}`;
   const sections = [
     parts.charterBlock,
     parts.quoteBlock,
