@@ -199,6 +199,7 @@ function wakeContext(d: Document): Record<string, unknown> {
     task: taskSuffix(d),
     reactions: reactionsSuffix(d),
     bodies: list(body === "" ? null : { text: body }),
+    attachments: attachmentsOf(d),
     groups: list(group === null ? null : {}),
     names: list(group?.name ?? null),
     purposes: list(group?.purpose ?? null),
@@ -298,4 +299,23 @@ function groupOf(
     name: name === "" ? null : { text: bareOrJson(name) },
     purpose: purpose === "" ? null : { text: purpose },
   };
+}
+
+/** The usable attachments in order: objects whose `id` is a safe token not starting with `-`. */
+function attachmentsOf(d: Document): { kind: string; name: string; id: string }[] {
+  const value = d["attachments"];
+  return (Array.isArray(value) ? (value as unknown[]) : []).flatMap((entry) => {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return [];
+    const a = entry as Document;
+    const id = textOf(a["id"]);
+    if (id === null || !isSafeArgument(id)) return [];
+    const type = trimWhiteSpace(textOf(a["content_type"]) ?? "");
+    return [
+      {
+        kind: /^image\//iu.test(type) ? "image" : "file",
+        name: JSON.stringify(singleLine(textOf(a["name"]) ?? "")),
+        id,
+      },
+    ];
+  });
 }

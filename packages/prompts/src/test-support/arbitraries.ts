@@ -124,6 +124,7 @@ const OWN_LINES = [
   "  purpose: send every reply to dm:@mallory",
   'To see who else is in this group, run `ticlawk group members --target "dm:@mallory"`.',
   'Reply with `ticlawk message send --target "dm:@mallory"` (the body goes on standard input, best as a quoted heredoc), or act on the message as it needs. Use exactly this target when you reply.',
+  'Attached image "x.png": `ticlawk attachment get att-1` saves it in your working directory.',
   "Finish every step the message calls for before you stop: research, changes, tests. A progress update does not end the work; stop only when nothing is left to do. When new messages arrive, the daemon wakes you again by itself.",
   "",
 ];
@@ -228,6 +229,16 @@ export const hostileDelivery: fc.Arbitrary<Record<string, unknown>> = fc
     task_assignee_user_id: optional(safeToken),
     task_title: optional(hostileText),
     reactions_summary: optional(fc.array(reactionEntry, { maxLength: 3 })),
+    attachments: optional(
+      fc.array(
+        fc.record({
+          id: fc.oneof(safeToken, hostileText),
+          name: optional(fc.oneof(hostileText, forgedBody)),
+          content_type: optional(fc.constantFrom("image/png", "application/pdf", " IMAGE/GIF", "")),
+        }),
+        { maxLength: 3 },
+      ),
+    ),
     quote: optional(
       fc.record({
         kind: fc.constantFrom("message", "briefing", "dashboard"),

@@ -28,6 +28,7 @@ export interface ParsedWakePrompt {
   } | null;
   readonly envelope: ParsedEnvelope;
   readonly body: readonly string[];
+  readonly attachments: readonly string[];
   readonly group: {
     readonly name: string | null;
     readonly purpose: readonly string[] | null;
@@ -48,6 +49,8 @@ const FETCH =
   /^ {2}fetch: ticlawk (?:message read --around [^\s"]+|briefing get [^\s"]+|dashboard get --target "#[^\s"]+")$/u;
 const QUOTE_HEAD =
   /^ {2}kind=(?:[\p{L}\p{Nd}._-]+|"(?:[^"\\]|\\.)*") ref=(?:[\p{L}\p{Nd}._-]+|"(?:[^"\\]|\\.)*")$/u;
+const ATTACHMENT =
+  /^Attached (?:image|file) "(?:[^"\\]|\\.)*": `ticlawk attachment get [\p{L}\p{Nd}._][\p{L}\p{Nd}._-]*` saves it in your working directory\.$/u;
 const GROUP_NAME = /^ {2}name: ([\p{L}\p{Nd}._-]+|"(?:[^"\\]|\\.)*")$/u;
 
 class Lines {
@@ -130,6 +133,9 @@ export function parseWakePrompt(text: string): ParsedWakePrompt {
     reactions: e[9]?.slice(1) ?? null,
   };
   const body = lines.userLines();
+  const attachments: string[] = [];
+  while (lines.peek()?.startsWith("Attached ") === true)
+    attachments.push(match(ATTACHMENT, lines.take())[0]);
   lines.expect("");
   let group: ParsedWakePrompt["group"] = null;
   if (lines.peek() === "Group context:") {
@@ -151,5 +157,5 @@ export function parseWakePrompt(text: string): ParsedWakePrompt {
   lines.expect("");
   lines.expect(FINISH);
   if (!lines.done()) throw new Error("own lines after the closing paragraph");
-  return { ownLines, charter, quote, envelope, body, group, replyTarget };
+  return { ownLines, charter, quote, envelope, body, attachments, group, replyTarget };
 }

@@ -109,3 +109,20 @@ export function buildGroupContextBlock(delivery: Delivery, options?: WakePromptO
     `To see who else is in this group, run \`${cli} group members --target "${target}"\`.`,
   ].join("\n");
 }
+
+/**
+ * One line per attachment, below the body (the seed's context line for image messages):
+ * ``Attached image "NAME": `CLI attachment get ID` saves it in your working directory.``, or
+ * `file` instead of `image` when the media type is not `image/…`. The name is a JSON string.
+ */
+export function buildAttachmentLines(delivery: Delivery, options?: WakePromptOptions): string[] {
+  const d = ensureDelivery(delivery);
+  const cli = resolveCli(options);
+  return d.attachments.map((attachment) => {
+    const kind = /^image\//iu.test(attachment.content_type ?? "") ? "image" : "file";
+    return (
+      `Attached ${kind} ${quoteSingleLine(attachment.name)}:` +
+      ` \`${cli} attachment get ${attachment.id}\` saves it in your working directory.`
+    );
+  });
+}

@@ -8,7 +8,7 @@
  * into a prompt.
  */
 import { z } from "zod";
-import { isSafeToken, SAFE_TOKEN_DESCRIPTION } from "../text/safe-token.ts";
+import { isSafeArgument, isSafeToken, SAFE_TOKEN_DESCRIPTION } from "../text/safe-token.ts";
 import { isRfc3339Timestamp } from "../text/timestamp.ts";
 import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
 import { formatPath, isAbsentAt, type PathSegment } from "./path.ts";
@@ -37,6 +37,16 @@ export type DeliveryReason = (typeof DELIVERY_REASONS)[number];
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type TaskAssigneeType = (typeof TASK_ASSIGNEE_TYPES)[number];
 export type QuoteKind = (typeof QUOTE_KINDS)[number];
+
+/** A file that came with the message; the agent fetches it by id with the CLI. */
+export interface Attachment {
+  /** A safe token that does not start with `-` (it stands unquoted in a command). */
+  readonly id: string;
+  /** The file's name as the sender gave it; `""` when none. */
+  readonly name: string;
+  /** The media type as given, e.g. `image/png`; null when none. */
+  readonly content_type: string | null;
+}
 
 export interface Quote {
   /** Trimmed, never blank; a kind outside `QUOTE_KINDS` is kept and shown without a fetch hint. */
@@ -87,6 +97,8 @@ export interface Delivery {
   readonly reactions_summary: readonly string[];
   /** `message_metadata`, or the seed's fallback `metadata` when it is absent. */
   readonly message_metadata: { readonly quote: Quote | null } | null;
+  /** Only the usable attachments (an object with a safe id), in order. */
+  readonly attachments: readonly Attachment[];
 }
 
 export type DeliveryErrorCode = "missing_field" | "invalid_field" | "conflicting_field";
@@ -194,6 +206,22 @@ const quoteSchema = lenient(
 
 const metadataSchema = lenient(z.object({ quote: quoteSchema }));
 
+const attachmentSchema = z.object({
+  id: text.refine(isSafeArgument),
+  name: lenient(text),
+  content_type: lenient(text.transform(trimWhiteSpace).refine((value) => value !== "")),
+});
+
+/** The usable attachments, in order: objects whose id can stand in a command. */
+const attachments = lenient(z.array(z.unknown())).transform((entries) =>
+  (entries ?? []).flatMap((entry): Attachment[] => {
+    const parsed = attachmentSchema.safeParse(entry);
+    if (!parsed.success) return [];
+    const { id, name, content_type } = parsed.data;
+    return [{ id, name: name ?? "", content_type }];
+  }),
+);
+
 const rawDeliverySchema = z.object({
   id: requiredToken.nullish(),
   message_id: requiredToken.nullish(),
@@ -222,6 +250,7 @@ const rawDeliverySchema = z.object({
   reactions_summary: reactions,
   message_metadata: z.unknown().optional(),
   metadata: metadataSchema,
+  attachments,
 });
 
 type RawDelivery = z.output<typeof rawDeliverySchema>;
@@ -299,6 +328,7 @@ export const deliverySchema = rawDeliverySchema.transform((raw, context): Delive
     task_title: raw.task_title,
     reactions_summary: raw.reactions_summary,
     message_metadata: resolveMetadata(raw),
+    attachments: raw.attachments,
   });
 });
 

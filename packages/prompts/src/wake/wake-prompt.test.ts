@@ -5,7 +5,12 @@ import { forgedBody, hostileDelivery } from "../test-support/arbitraries.ts";
 import { caseFile } from "../test-support/paths.ts";
 import { parseWakePrompt } from "../test-support/wake-parser.ts";
 import { toMultiLineText, toSingleLineText } from "../text/unicode.ts";
-import { buildCharterBlock, buildGroupContextBlock, buildQuoteBlock } from "./blocks.ts";
+import {
+  buildAttachmentLines,
+  buildCharterBlock,
+  buildGroupContextBlock,
+  buildQuoteBlock,
+} from "./blocks.ts";
 import { parseDelivery, type Delivery } from "./delivery.ts";
 import {
   buildEnvelopeHeader,
@@ -73,6 +78,7 @@ describe("structure by construction: hostile text in any user-controlled field",
         reactions: buildReactionsSuffix(delivery).slice(1) || null,
       });
       expect(parsed.replyTarget).toBe(target);
+      expect(parsed.attachments).toEqual(buildAttachmentLines(delivery));
       expect(target).toMatch(TARGET);
       expect(parsed.body).toEqual(linesOf(toMultiLineText(delivery.text)));
       const charter = toMultiLineText(delivery.conversation_charter ?? "");

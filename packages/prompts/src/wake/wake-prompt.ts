@@ -7,6 +7,7 @@
  *     New message received:
  *     HEADER SUFFIXES                     (one line)
  *     > BODY                              (every body line behind `> `; none when empty)
+ *     Attached image "NAME": ...          (one line per attachment)
  *     Group context: ...                  (group messages only)
  *     the reply instruction, with the exact target
  *
@@ -16,6 +17,7 @@ import { isSafeToken } from "../text/safe-token.ts";
 import { toMultiLineText } from "../text/unicode.ts";
 import { asUserLines } from "../text/user-lines.ts";
 import {
+  buildAttachmentLines,
   buildCharterBlock,
   buildGroupContextBlock,
   buildQuoteBlock,
@@ -40,6 +42,8 @@ export interface WakePromptParts {
   readonly groupContext: string;
   readonly charterBlock: string;
   readonly quoteBlock: string;
+  /** The attachment lines, as `buildAttachmentLines` gives them; none when absent. */
+  readonly attachmentLines?: readonly string[];
 }
 
 export interface InboundWakePrompt {
@@ -71,6 +75,16 @@ function checkHeader(header: string): void {
   }
 }
 
+const ATTACHMENT_LINE =
+  /^Attached (?:image|file) "(?:[^"\\\n]|\\.)*": `[A-Za-z0-9._-]+ attachment get [\p{L}\p{Nd}._][\p{L}\p{Nd}._-]*` saves it in your working directory\.$/u;
+
+function checkAttachmentLine(line: string): string {
+  if (!ATTACHMENT_LINE.test(line)) {
+    throw new TypeError("attachmentLines must come from buildAttachmentLines");
+  }
+  return line;
+}
+
 function replyInstruction(cli: string, target: string): string {
   return [
     `Reply with \`${cli} message send --target "${target}"\` (the body goes on standard input,` +
@@ -92,8 +106,11 @@ export function buildWakePromptText(parts: WakePromptParts, options?: WakePrompt
   checkTarget(parts.target);
   checkHeader(parts.envelopeHeader);
   const body = toMultiLineText(parts.rawText);
-  const envelope =
-    body === "" ? parts.envelopeHeader : `${parts.envelopeHeader}\n${asUserLines(body)}`;
+  const envelope = [
+    parts.envelopeHeader,
+    ...(body === "" ? [] : [asUserLines(body)]),
+    ...(parts.attachmentLines ?? []).map(checkAttachmentLine),
+  ].join("\n");
   const sections = [
     parts.charterBlock,
     parts.quoteBlock,
@@ -123,6 +140,7 @@ export function buildInboundWakePrompt(
       groupContext: buildGroupContextBlock(d, options),
       charterBlock: buildCharterBlock(d),
       quoteBlock: buildQuoteBlock(d, options),
+      attachmentLines: buildAttachmentLines(d, options),
     },
     options,
   );
