@@ -178,6 +178,7 @@ export function defineRoutingSuite(backend: Backend): void {
           task_assignee_user_id: null,
           task_title: null,
           reactions_summary: [],
+          attachments: [],
           message_metadata: {
             quote: {
               kind: "message",
