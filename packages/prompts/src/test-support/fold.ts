@@ -8,4 +8,3 @@ const DROPPED = /[\p{White_Space}\p{Cf}\p{M}\p{Default_Ignorable_Code_Point}]/gu
 export function fold(line: string): string {
   return line.replace(DROPPED, "").normalize("NFKC").toLowerCase().replace(DROPPED, "");
 }
-
