@@ -59,6 +59,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const extensions = options.extensions ?? [];
+  // The default standing prompt names no optional capability (contract 4.1): the local hub
+  // serves no reminders and no services, so its agents are never told to use them.
   const standingPrompt = options.standingPrompt ?? {
     text: STANDING_PROMPT,
     version: STANDING_PROMPT_VERSION,

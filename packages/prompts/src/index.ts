@@ -34,6 +34,7 @@ export {
   TASK_ASSIGNEE_TYPES,
   TASK_STATUSES,
   THREAD_PARENT_TYPES,
+  type Attachment,
   type ConversationType,
   type Delivery,
   type DeliveryErrorCode,
@@ -53,6 +54,7 @@ export {
   senderHandle,
 } from "./wake/envelope.ts";
 export {
+  buildAttachmentLines,
   buildCharterBlock,
   buildGroupContextBlock,
   buildQuoteBlock,

@@ -48,6 +48,11 @@ export function buildDeliveryDocument(input: {
     reactions_summary: detail.reactions.map(
       (r) => `${r.emoji} ${r.handles.map((h) => `@${h}`).join(" ")}`,
     ),
+    attachments: detail.attachments.map((a) => ({
+      id: a.id,
+      name: a.fileName,
+      content_type: imageTypeOf(a.fileName),
+    })),
     message_metadata:
       detail.quote === null
         ? null
@@ -60,4 +65,22 @@ function snippet(body: string): string | null {
   if (line === "") return null;
   const chars = Array.from(line);
   return chars.length <= SNIPPET_CHARS ? line : `${chars.slice(0, SNIPPET_CHARS - 1).join("")}…`;
+}
+
+const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+};
+
+/**
+ * The media type of an image file by its extension, so the wake prompt can say "image" (the
+ * hub stores no media type); null for anything else, which the prompt calls a file.
+ */
+function imageTypeOf(fileName: string): string | null {
+  const extension = /\.([A-Za-z]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? "";
+  return IMAGE_TYPES[extension] ?? null;
 }

@@ -99,10 +99,14 @@ describe("validation: a bad delivery gets a stable code and nothing is stored", 
       { code: "invalid_field", path: "id" },
     ],
     [
-      "an unknown reason",
-      () => ({ body: makeDelivery({ reason: "gossip" }) }),
+      "no conversation id (cannot be addressed)",
+      () => {
+        const d = makeDelivery();
+        delete d["conversation_id"];
+        return { body: d };
+      },
       400,
-      { code: "invalid_field", path: "reason" },
+      { code: "missing_field", path: "conversation_id" },
     ],
     [
       "conflicting message ids",
@@ -134,6 +138,21 @@ describe("validation: a bad delivery gets a stable code and nothing is stored", 
     expect(r.status).toBe(status);
     expect(r.body).toMatchObject({ error: error });
     expect(await count()).toBe(before);
+  });
+
+  it("degrades, never drops: a delivery that can be addressed and dated is accepted", async () => {
+    const before = await count();
+    const d = makeDelivery({
+      id: "m-degraded",
+      reason: "gossip",
+      sender_type: "robot",
+      reactions_summary: "not a list",
+      message_metadata: { quote: { kind: "pull_request", ref: " " } },
+    });
+    delete d["seq"];
+    const r = await td.api.deliver("alice", d);
+    expect(r.status).toBe(202);
+    expect(await count()).toBe(before + 1);
   });
 
   it("refuses an unknown agent with 404", async () => {

@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliError, startHub, type HubFixture } from "../hub/test-support/hub-harness.ts";
 
@@ -276,6 +277,51 @@ describe("attachments", () => {
       },
     );
     expect(outsider.status).toBe(404);
+  });
+
+  it("an image message wakes an agent with a line naming it; ticlawk attachment get saves it", async () => {
+    const dir = join(hub.dataDir, "images");
+    const workspace = join(hub.dataDir, "cook-workspace");
+    await mkdir(dir, { recursive: true });
+    await mkdir(workspace, { recursive: true });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 7]);
+    await writeFile(join(dir, "soup.png"), png);
+    const sent = await hub.ticlawk(
+      alice,
+      ["message", "send", "--target", "#kitchen", "--attach", "soup.png"],
+      { stdin: "@cook how does it look?", cwd: dir },
+    );
+    expect(sent.code).toBe(0);
+    const id = sentId(sent.stdout);
+    const read = await hub.hub<{
+      messages: { attachments: { id: string }[] }[];
+    }>(cook, "GET", `/messages?around=${id}&limit=1`);
+    const attachmentId = read.body.messages[0]?.attachments[0]?.id ?? "";
+    const wakes = (await hub.deliveries("cook")).filter((d) => d.payload["id"] === id);
+    expect(wakes.length).toBeGreaterThan(0);
+    const wake = buildInboundWakePrompt(parseDelivery(wakes[0]?.payload));
+    const line = `Attached image "soup.png": \`ticlawk attachment get ${attachmentId}\` saves it in your working directory.`;
+    expect(wake.text).toContain(`> @cook how does it look?\n${line}\n`);
+
+    const got = await hub.ticlawk(cook, ["attachment", "get", attachmentId], { cwd: workspace });
+    expect(got.code).toBe(0);
+    expect(got.stdout).toBe(`saved ${join(workspace, "soup.png")} (6 bytes)\n`);
+    expect(await readFile(join(workspace, "soup.png"))).toEqual(png);
+
+    const again = await hub.ticlawk(cook, ["attachment", "get", attachmentId], { cwd: workspace });
+    expect(cliError(again).code).toBe("file_exists");
+    const elsewhere = await hub.ticlawk(
+      cook,
+      ["attachment", "get", attachmentId, "--out", "copy.png"],
+      { cwd: workspace },
+    );
+    expect(elsewhere.code).toBe(0);
+    expect(await readFile(join(workspace, "copy.png"))).toEqual(png);
+
+    const outsider = await hub.ticlawk(bob, ["attachment", "get", attachmentId], {
+      cwd: workspace,
+    });
+    expect(cliError(outsider).code).toBe("unknown_message");
   });
 
   it("refuses an eleventh file and a missing file, and then sends nothing", async () => {

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { HubClient, type HubAnswer } from "./client.ts";
 import { TiclawkFailure, usageFailure } from "./failure.ts";
@@ -271,6 +273,32 @@ export function buildTiclawkProgram(io: TiclawkIo): Command {
       },
     );
 
+  program
+    .command("attachment")
+    .description("files that came with messages")
+    .command("get")
+    .description("save an attachment (the id a wake message names) in the working directory")
+    .argument("<id>", "the attachment's id")
+    .option("--out <path>", "where to save it (default: its file name, in the working directory)")
+    .action(async (id: string, options: { out?: string }) => {
+      const { bytes, fileName } = await client().download(`/attachments/${encodeURIComponent(id)}`);
+      const path = resolve(io.cwd, options.out ?? safeFileName(fileName, id));
+      try {
+        // Never overwrite: an agent's workspace holds its memory and its work.
+        await writeFile(path, bytes, { flag: "wx" });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new TiclawkFailure(
+          code === "EEXIST" ? "file_exists" : "cannot_write",
+          code === "EEXIST"
+            ? `${path} exists already; choose another place with --out <path>.`
+            : `Cannot write ${path} (${code ?? "error"}).`,
+          { path: "out" },
+        );
+      }
+      io.out(`saved ${path} (${String(bytes.byteLength)} bytes)\n`);
+    });
+
   for (const [name, what] of [
     ["reminder", "reminders (schedule, snooze, update, cancel)"],
     ["service", "shared services (list, info, call)"],
@@ -321,4 +349,10 @@ export async function runTiclawk(argv: readonly string[], io: TiclawkIo): Promis
     io.err(`${failure.toJson()}\n`);
     return 1;
   }
+}
+
+/** The attachment's own base name when it is a usable one, else its id. */
+function safeFileName(fileName: string, id: string): string {
+  const base = basename(fileName);
+  return base === "" || base === "." || base === ".." || base !== fileName ? id : base;
 }

@@ -4,7 +4,11 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { templateBlock } from "../interpreter/fenced-blocks.ts";
-import { interpret, type InterpretResult } from "../interpreter/interpret.ts";
+import {
+  interpret,
+  type InterpretResult,
+  VALIDATING_CONTEXTS,
+} from "../interpreter/interpret.ts";
 import type { Suite } from "./scan.ts";
 
 /** The suite's template text, or null when suite.json names no template. */
@@ -14,9 +18,10 @@ export function suiteTemplate(suite: Suite): string | null {
   return templateBlock(readFileSync(path.join(suite.root, file), "utf8"), file);
 }
 
-/** Whether the interpreter can also judge invalid inputs (it validates only CLAUDE.md states). */
+/** Whether the interpreter can also judge invalid inputs (CLAUDE.md states and deliveries). */
 export function interpreterValidates(suite: Suite): boolean {
-  return suite.definition.templateContext !== "input";
+  const context = suite.definition.templateContext;
+  return VALIDATING_CONTEXTS.some((name) => context === name || context.startsWith(`${name}:`));
 }
 
 export function interpretCaseInput(

@@ -1,12 +1,28 @@
-// One entry point for "render this case's input with the spec's own template": the three
-// template contexts a suite.json can name (spec/README.md, "suite.json").
+// One entry point for "render this case's input with the spec's own template": the template
+// contexts a suite.json can name (spec/README.md, "suite.json").
 
-import { readClaudeMdState, type StateError } from "./claude-md-state.ts";
+import { readClaudeMdState } from "./claude-md-state.ts";
 import { isSplitFile, splitClaudeMd } from "./split.ts";
+import { readStandingInput } from "./standing-input.ts";
 import { parseTemplate, renderTemplate, TemplateError } from "./template.ts";
+import { readWakeDelivery } from "./wake-delivery.ts";
+
+/** What an input was refused with: the error of the spec page, `{ code, path }`. */
+export interface InterpretError {
+  readonly code: string;
+  readonly path: string;
+}
 
 export type InterpretResult =
-  { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: StateError };
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly error: InterpretError };
+
+/** The contexts whose reading also judges invalid inputs (and so must report their errors). */
+export const VALIDATING_CONTEXTS: readonly string[] = [
+  "claude-md",
+  "claude-md-split",
+  "wake-prompt",
+];
 
 export interface InterpretRequest {
   /** The content of the spec page's ```template block. */
@@ -26,9 +42,17 @@ export function interpret(request: InterpretRequest): InterpretResult {
       ok: true,
       text: renderTemplate(parseTemplate(request.template), readInput(request.input)),
     };
+  if (templateContext === "wake-prompt" || templateContext === "standing-prompt") {
+    const read =
+      templateContext === "wake-prompt"
+        ? readWakeDelivery(request.input)
+        : { ok: true as const, context: readStandingInput(readInput(request.input)) };
+    if (!read.ok) return read;
+    return { ok: true, text: renderTemplate(parseTemplate(request.template), read.context) };
+  }
   if (templateContext !== "claude-md" && !templateContext.startsWith("claude-md-split")) {
     throw new TemplateError(
-      `Unknown templateContext "${templateContext}": use claude-md, claude-md-split or input.`,
+      `Unknown templateContext "${templateContext}": use claude-md, claude-md-split, wake-prompt, standing-prompt or input.`,
     );
   }
   const state = readClaudeMdState(request.input);

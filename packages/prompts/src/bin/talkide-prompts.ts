@@ -2,7 +2,7 @@
 /**
  * Runner-protocol entry points of the prompts, one subcommand per conformance suite:
  *
- *   talkide-prompts standing     input {"brand","cli"}   → the standing prompt
+ *   talkide-prompts standing     input {"brand","cli"[,"capabilities"]} → the standing prompt
  *   talkide-prompts wake         input: a delivery        → the wake prompt text
  *   talkide-prompts agent-file   input: {}                → Mara's agent file
  *
@@ -11,7 +11,7 @@
 import { Command } from "commander";
 import { objectWithKeys, runProtocol } from "../cli-io/protocol.ts";
 import { renderMaraAgentFile } from "../mara/agent-file.ts";
-import { buildStandingPrompt } from "../standing/standing-prompt.ts";
+import { buildStandingPrompt, type StandingPromptParameters } from "../standing/standing-prompt.ts";
 import { parseDelivery } from "../wake/delivery.ts";
 import { buildInboundWakePrompt } from "../wake/wake-prompt.ts";
 
@@ -21,11 +21,11 @@ const program = new Command("talkide-prompts").description(
 
 program
   .command("standing")
-  .description('standing prompt; input {"brand": "...", "cli": "..."}')
+  .description('standing prompt; input {"brand": "...", "cli": "...", "capabilities": [...]}')
   .action(() =>
     runProtocol((input) => {
-      const { brand, cli } = objectWithKeys(input, ["brand", "cli"]);
-      return buildStandingPrompt({ brand, cli } as { brand: string; cli: string });
+      const { brand, cli, capabilities } = objectWithKeys(input, ["brand", "cli", "capabilities"]);
+      return buildStandingPrompt({ brand, cli, capabilities } as StandingPromptParameters);
     }),
   );
 

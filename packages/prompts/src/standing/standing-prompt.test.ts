@@ -5,6 +5,7 @@ import { afterEach, describe, expect, vi } from "vitest";
 import { hostileDelivery, safeToken } from "../test-support/arbitraries.ts";
 import { caseFile, specPage, templateBlockOf } from "../test-support/paths.ts";
 import { PromptParameterError } from "../text/parameters.ts";
+import { STANDING_CAPABILITIES, type StandingCapability } from "./capabilities.ts";
 import {
   buildStandingPrompt,
   STANDING_PROMPT,
@@ -16,13 +17,29 @@ import {
  * The SHA-256 of the default standing prompt. It is written out here on purpose: a change of
  * the prompt's text must be a conscious change of this line too (and of the spec case).
  */
-const PINNED_VERSION = "b282163bf0a10d9da3d61d93fa39fac843a9e235310338282fcd6e4ab736f8e2";
+const PINNED_VERSION = "5a0de823c87b92fc28e15326ad019f8d2d099d8271c346dec6262f5f1cf28f67";
 
 const template = templateBlockOf(readFileSync(specPage("standing-prompt.md"), "utf8"));
 
-function fromTemplate(brand: string, cli: string): string {
-  return template.replaceAll("{{brand}}", brand).replaceAll("{{cli}}", cli);
+const CAPABILITY_PART = /\{\{#each (\w+)-capability\}\}\n([\s\S]*?)\{\{\/each\}\}\n/g;
+
+/** The spec's template with the names put in and each capability's part kept or dropped. */
+function fromTemplate(
+  brand: string,
+  cli: string,
+  capabilities: readonly StandingCapability[] = [],
+): string {
+  return template
+    .replace(CAPABILITY_PART, (_, name: string, part: string) =>
+      (capabilities as readonly string[]).includes(name) ? part : "",
+    )
+    .replaceAll("{{brand}}", brand)
+    .replaceAll("{{cli}}", cli);
 }
+
+const capabilitiesArbitrary = fc.array(fc.constantFrom(...STANDING_CAPABILITIES), {
+  maxLength: 4,
+});
 
 const brandArbitrary = fc
   .tuple(fc.stringMatching(/^\p{L}$/u), fc.stringMatching(/^[\p{L}\p{Nd}._-]{0,63}$/u))
@@ -42,12 +59,56 @@ describe("text", () => {
     expect(STANDING_PROMPT).toBe(fromTemplate("Ticlawk", "ticlawk"));
   });
 
-  test.prop([brandArbitrary, cliArbitrary])(
-    "for any valid brand and CLI it is the spec's template with the names put in",
-    (brand, cli) => {
-      expect(buildStandingPrompt({ brand, cli })).toBe(fromTemplate(brand, cli));
+  test.prop([brandArbitrary, cliArbitrary, capabilitiesArbitrary])(
+    "for any valid brand, CLI and capability set it is the spec's template, filled in",
+    (brand, cli, capabilities) => {
+      expect(buildStandingPrompt({ brand, cli, capabilities })).toBe(
+        fromTemplate(brand, cli, capabilities),
+      );
     },
   );
+
+  test.prop([capabilitiesArbitrary, capabilitiesArbitrary])(
+    "the bytes depend on the capability set only, not on order or repetition",
+    (a, b) => {
+      const same = new Set(a).size === new Set(b).size && a.every((name) => b.includes(name));
+      const first = buildStandingPrompt({ brand: "Ticlawk", cli: "ticlawk", capabilities: a });
+      const second = buildStandingPrompt({ brand: "Ticlawk", cli: "ticlawk", capabilities: b });
+      expect(first === second).toBe(same);
+    },
+  );
+
+  test("a command is named only when its capability is served", () => {
+    const commands = { reminders: "ticlawk reminder", services: "ticlawk service" } as const;
+    for (const served of [[], ["reminders"], ["services"], ["reminders", "services"]] as const) {
+      const prompt = buildStandingPrompt({
+        brand: "Ticlawk",
+        cli: "ticlawk",
+        capabilities: served,
+      });
+      for (const name of STANDING_CAPABILITIES) {
+        expect(prompt.includes(commands[name])).toBe((served as readonly string[]).includes(name));
+      }
+      expect(/reminder/i.test(prompt)).toBe((served as readonly string[]).includes("reminders"));
+    }
+  });
+
+  test("an unknown capability or a non-array is refused at its path", () => {
+    expect(() =>
+      buildStandingPrompt({
+        brand: "Ticlawk",
+        cli: "ticlawk",
+        capabilities: ["reminders", "cron"] as unknown as StandingCapability[],
+      }),
+    ).toThrow(expect.objectContaining({ code: "invalid_field", path: "capabilities[1]" }));
+    expect(() =>
+      buildStandingPrompt({
+        brand: "Ticlawk",
+        cli: "ticlawk",
+        capabilities: "reminders" as unknown as StandingCapability[],
+      }),
+    ).toThrow(expect.objectContaining({ code: "invalid_field", path: "capabilities" }));
+  });
 
   test("canonical bytes: NFC, \\n line ends, no trailing white space, one final \\n", () => {
     expect(STANDING_PROMPT.normalize("NFC")).toBe(STANDING_PROMPT);

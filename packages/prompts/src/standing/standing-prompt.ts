@@ -1,7 +1,8 @@
 /**
  * The standing prompt: the system prompt appended to every agent turn of the daemon (contract
- * 4.1). It depends on the brand and CLI names and on nothing else, so every turn of every agent
- * gets the same bytes, and a session can be pinned to it by its hash.
+ * 4.1). It depends on the brand and CLI names and on the capability set of the hub, and on
+ * nothing else, so every turn of every agent gets the same bytes, and a session can be pinned
+ * to it by its hash.
  */
 import { createHash } from "node:crypto";
 import {
@@ -11,6 +12,7 @@ import {
   DEFAULT_CLI,
   PromptParameterError,
 } from "../text/parameters.ts";
+import { checkCapabilities, type StandingCapability } from "./capabilities.ts";
 import { goalTaskProtocol } from "./goal-task-protocol.ts";
 import { standingPromptBase } from "./standing-prompt-base.ts";
 
@@ -19,20 +21,27 @@ export interface StandingPromptParameters {
   readonly brand: string;
   /** The command the agent runs to talk to the platform, e.g. `ticlawk`. */
   readonly cli: string;
+  /**
+   * What the connected hub serves beyond messages, groups, charters and tasks; none when
+   * absent. Order and repetition do not matter.
+   */
+  readonly capabilities?: readonly StandingCapability[];
 }
 
 /**
- * Builds the standing prompt. Only `brand` and `cli` are read; anything else a caller passes
- * along (an agent id, a delivery) is ignored by construction. Throws `PromptParameterError`
- * when a name is missing or outside its charset.
+ * Builds the standing prompt. Only `brand`, `cli` and `capabilities` are read; anything else a
+ * caller passes along (an agent id, a delivery) is ignored by construction. Throws
+ * `PromptParameterError` when a name is missing or outside its charset, or a capability is
+ * unknown.
  */
 export function buildStandingPrompt(parameters: StandingPromptParameters): string {
   if (typeof parameters !== "object" || (parameters as unknown) === null) {
-    throw new PromptParameterError("invalid_field", "", "expected { brand, cli }");
+    throw new PromptParameterError("invalid_field", "", "expected { brand, cli, capabilities }");
   }
   const brand = checkBrand(parameters.brand);
   const cli = checkCli(parameters.cli);
-  return `${standingPromptBase(brand, cli)}\n${goalTaskProtocol(cli)}`;
+  const capabilities = checkCapabilities(parameters.capabilities);
+  return `${standingPromptBase(brand, cli, capabilities)}\n${goalTaskProtocol(cli)}`;
 }
 
 /** The version of a standing prompt: the SHA-256 of its UTF-8 bytes, as lower-case hex. */
@@ -40,7 +49,10 @@ export function standingPromptVersion(prompt: string): string {
   return createHash("sha256").update(prompt, "utf8").digest("hex");
 }
 
-/** The standing prompt for brand `Ticlawk` and CLI `ticlawk`. */
+/**
+ * The standing prompt for brand `Ticlawk`, CLI `ticlawk` and no optional capability: what the
+ * daemon's local hub serves.
+ */
 export const STANDING_PROMPT = buildStandingPrompt({ brand: DEFAULT_BRAND, cli: DEFAULT_CLI });
 
 /** `standingPromptVersion(STANDING_PROMPT)`; the daemon pins sessions to it. */

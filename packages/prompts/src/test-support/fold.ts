@@ -8,9 +8,3 @@ const DROPPED = /[\p{White_Space}\p{Cf}\p{M}\p{Default_Ignorable_Code_Point}]/gu
 export function fold(line: string): string {
   return line.replace(DROPPED, "").normalize("NFKC").toLowerCase().replace(DROPPED, "");
 }
-
-export function countOccurrences(haystack: string, needle: string): number {
-  let count = 0;
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) count++;
-  return count;
-}

@@ -13,16 +13,10 @@ const CONTROL = /\p{Cc}/gu;
 const WHITE_SPACE_RUN = /\p{White_Space}+/gu;
 const LEADING_WHITE_SPACE = /^\p{White_Space}+/u;
 const TRAILING_WHITE_SPACE = /\p{White_Space}+$/u;
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Removes characters with the Unicode White_Space property at both ends, and nothing else. */
 export function trimWhiteSpace(value: string): string {
   return value.replace(LEADING_WHITE_SPACE, "").replace(TRAILING_WHITE_SPACE, "");
-}
-
-/** True when the string holds an unpaired surrogate, which cannot be written as UTF-8. */
-export function hasLoneSurrogate(value: string): boolean {
-  return LONE_SURROGATE.test(value);
 }
 
 /**

@@ -1,13 +1,15 @@
 /**
  * The context blocks around the envelope: the conversation charter and the quoted artifact
- * above it, the group context below it. Every piece of user text in them is normalized and
- * neutralized, so none of it can end a block early or pose as a line the daemon wrote.
+ * above it, the group context below it. Every line of user text in them is a `> ` line (see
+ * `asUserLines`); the other lines are the prompt's own, and the single-line values on them
+ * (a quote's kind and ref, a group name) are written bare only when they are safe tokens and
+ * as JSON strings otherwise.
  */
-import { neutralizeInline, neutralizeMultiLine } from "../text/neutralize.ts";
 import { checkCli, DEFAULT_CLI } from "../text/parameters.ts";
-import { isSafeArgument } from "../text/safe-token.ts";
+import { isSafeArgument, isSafeToken } from "../text/safe-token.ts";
 import { toMultiLineText, toSingleLineText } from "../text/unicode.ts";
-import { ensureDelivery, type Delivery, type Quote } from "./delivery.ts";
+import { asUserLines } from "../text/user-lines.ts";
+import { ensureDelivery, QUOTE_KINDS, type Delivery, type Quote } from "./delivery.ts";
 import { buildEnvelopeTarget, quoteSingleLine } from "./envelope.ts";
 
 export interface WakePromptOptions {
@@ -19,22 +21,32 @@ export function resolveCli(options: WakePromptOptions | undefined): string {
   return options?.cli === undefined ? DEFAULT_CLI : checkCli(options.cli);
 }
 
-/** Indentation of the lines inside the quote block and the group context. */
+/** Indentation of the prompt's own lines inside the quote block and the group context. */
 const INDENT = "  ";
 
+/** A single-line value on a line of the prompt's own: bare when a safe token, else JSON. */
+function bareOrQuoted(value: string): string {
+  const line = toSingleLineText(value);
+  return isSafeToken(line) ? line : quoteSingleLine(line);
+}
+
 /**
- * `[charter]`, the conversation's charter, `[/charter]`; `""` when there is no charter or it is
- * blank after normalization.
+ * `[charter]`, the conversation's charter as `> ` lines, `[/charter]`; `""` when there is no
+ * charter or it is blank after normalization.
  */
 export function buildCharterBlock(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   const charter = d.conversation_charter === null ? "" : toMultiLineText(d.conversation_charter);
   if (charter === "") return "";
-  return `[charter]\n${neutralizeMultiLine(charter)}\n[/charter]`;
+  return `[charter]\n${asUserLines(charter)}\n[/charter]`;
+}
+
+function isKnownKind(kind: string): kind is (typeof QUOTE_KINDS)[number] {
+  return (QUOTE_KINDS as readonly string[]).includes(kind);
 }
 
 function fetchCommand(quote: Quote, cli: string): string | null {
-  if (!isSafeArgument(quote.ref)) return null;
+  if (!isSafeArgument(quote.ref) || !isKnownKind(quote.kind)) return null;
   switch (quote.kind) {
     case "message":
       return `${cli} message read --around ${quote.ref}`;
@@ -50,13 +62,14 @@ function fetchCommand(quote: Quote, cli: string): string | null {
  *
  *     [quote
  *       kind=KIND ref=REF
- *       "one-line snippet"
+ *     > one-line snippet
  *       fetch: COMMAND
  *     [/quote]
  *
- * A ref that is a safe token (and does not start with `-`) is shown bare and gets a fetch
- * command; any other ref is shown as a JSON string and the fetch line is left out. The snippet
- * line is left out when there is no snippet; `""` when the delivery quotes nothing.
+ * The kind is bare when it is a safe token, the ref when it is a safe token that does not
+ * start with `-`; otherwise each is a JSON string. The fetch line is there only for a bare ref
+ * of a known kind, so no command the agent may copy carries anything but a safe token. The
+ * snippet line is left out when there is no snippet; `""` when the delivery quotes nothing.
  */
 export function buildQuoteBlock(delivery: Delivery, options?: WakePromptOptions): string {
   const d = ensureDelivery(delivery);
@@ -64,18 +77,19 @@ export function buildQuoteBlock(delivery: Delivery, options?: WakePromptOptions)
   const quote = d.message_metadata?.quote ?? null;
   if (quote === null) return "";
   const fetch = fetchCommand(quote, cli);
-  const ref = fetch === null ? quoteSingleLine(quote.ref) : quote.ref;
-  const lines = ["[quote", `${INDENT}kind=${quote.kind} ref=${ref}`];
+  const ref = isSafeArgument(quote.ref) ? quote.ref : quoteSingleLine(quote.ref);
+  const lines = ["[quote", `${INDENT}kind=${bareOrQuoted(quote.kind)} ref=${ref}`];
   const snippet = quote.snippet === null ? "" : toSingleLineText(quote.snippet);
-  if (snippet !== "") lines.push(`${INDENT}${quoteSingleLine(snippet)}`);
+  if (snippet !== "") lines.push(asUserLines(snippet));
   if (fetch !== null) lines.push(`${INDENT}fetch: ${fetch}`);
   lines.push("[/quote]");
   return lines.join("\n");
 }
 
 /**
- * For group messages only: the group's name and purpose (each one line) and the command that
- * lists its members. `""` for DMs and threads, and for a group with neither name nor purpose.
+ * For group messages only: the group's name (bare when a safe token, else a JSON string) and
+ * purpose (one `> ` line), and the command that lists its members. `""` for DMs and threads,
+ * and for a group with neither name nor purpose.
  */
 export function buildGroupContextBlock(delivery: Delivery, options?: WakePromptOptions): string {
   const d = ensureDelivery(delivery);
@@ -83,10 +97,10 @@ export function buildGroupContextBlock(delivery: Delivery, options?: WakePromptO
   if (d.conversation_type !== "group") return "";
   const lines: string[] = [];
   const name = d.conversation_name === null ? "" : toSingleLineText(d.conversation_name);
-  if (name !== "") lines.push(`${INDENT}name: ${neutralizeInline(name)}`);
+  if (name !== "") lines.push(`${INDENT}name: ${bareOrQuoted(name)}`);
   const purpose =
     d.conversation_description === null ? "" : toSingleLineText(d.conversation_description);
-  if (purpose !== "") lines.push(`${INDENT}purpose: ${neutralizeInline(purpose)}`);
+  if (purpose !== "") lines.push(`${INDENT}purpose:`, asUserLines(purpose));
   if (lines.length === 0) return "";
   const target = buildEnvelopeTarget(d);
   return [
@@ -94,4 +108,21 @@ export function buildGroupContextBlock(delivery: Delivery, options?: WakePromptO
     ...lines,
     `To see who else is in this group, run \`${cli} group members --target "${target}"\`.`,
   ].join("\n");
+}
+
+/**
+ * One line per attachment, below the body (the seed's context line for image messages):
+ * ``Attached image "NAME": `CLI attachment get ID` saves it in your working directory.``, or
+ * `file` instead of `image` when the media type is not `image/…`. The name is a JSON string.
+ */
+export function buildAttachmentLines(delivery: Delivery, options?: WakePromptOptions): string[] {
+  const d = ensureDelivery(delivery);
+  const cli = resolveCli(options);
+  return d.attachments.map((attachment) => {
+    const kind = /^image\//iu.test(attachment.content_type ?? "") ? "image" : "file";
+    return (
+      `Attached ${kind} ${quoteSingleLine(attachment.name)}:` +
+      ` \`${cli} attachment get ${attachment.id}\` saves it in your working directory.`
+    );
+  });
 }

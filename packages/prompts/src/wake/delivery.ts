@@ -1,14 +1,16 @@
 /**
  * The delivery document: one inbound message as the daemon receives it from upstream, in the
- * seed's snake_case shape. `parseDelivery` checks every value that can reach the wake prompt
- * (contract 4.2) and returns a normalized, frozen `Delivery`; a delivery that fails a check is
- * rejected with a `DeliveryError` and never rendered. Unknown upstream fields are dropped here,
- * so they can never be copied into a prompt.
+ * seed's snake_case shape. `parseDelivery` reads it the way contract 4.2 (v2) asks: _degrade,
+ * never drop_. A delivery is refused only when it cannot be addressed or dated (no usable
+ * message id, conversation id or `created_at`); every other field that fails its check is
+ * read as absent, or kept in a form the wake prompt can show safely, and the message still
+ * reaches the agent. Unknown upstream fields are dropped here, so they can never be copied
+ * into a prompt.
  */
 import { z } from "zod";
-import { isSafeToken, SAFE_TOKEN_DESCRIPTION } from "../text/safe-token.ts";
+import { isSafeArgument, isSafeToken, SAFE_TOKEN_DESCRIPTION } from "../text/safe-token.ts";
 import { isRfc3339Timestamp } from "../text/timestamp.ts";
-import { hasLoneSurrogate, toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
+import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
 import { formatPath, isAbsentAt, type PathSegment } from "./path.ts";
 
 export const CONVERSATION_TYPES = ["dm", "group", "thread"] as const;
@@ -25,6 +27,7 @@ export const DELIVERY_REASONS = [
 ] as const;
 export const TASK_STATUSES = ["todo", "in_progress", "in_review", "done", "canceled"] as const;
 export const TASK_ASSIGNEE_TYPES = ["agent", "user"] as const;
+/** The quote kinds that have a fetch command; a quote of any other kind is shown without one. */
 export const QUOTE_KINDS = ["message", "briefing", "dashboard"] as const;
 
 export type ConversationType = (typeof CONVERSATION_TYPES)[number];
@@ -35,51 +38,72 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type TaskAssigneeType = (typeof TASK_ASSIGNEE_TYPES)[number];
 export type QuoteKind = (typeof QUOTE_KINDS)[number];
 
+/** A file that came with the message; the agent fetches it by id with the CLI. */
+export interface Attachment {
+  /** A safe token that does not start with `-` (it stands unquoted in a command). */
+  readonly id: string;
+  /** The file's name as the sender gave it; `""` when none. */
+  readonly name: string;
+  /** The media type as given, e.g. `image/png`; null when none. */
+  readonly content_type: string | null;
+}
+
 export interface Quote {
-  readonly kind: QuoteKind;
-  /** Trimmed, never blank; a safe token gets a fetch hint, anything else is shown quoted. */
+  /** Trimmed, never blank; a kind outside `QUOTE_KINDS` is kept and shown without a fetch hint. */
+  readonly kind: string;
+  /** Trimmed, never blank; a safe argument gets a fetch hint, anything else is shown quoted. */
   readonly ref: string;
   readonly snippet: string | null;
 }
 
 /**
- * A checked delivery. Strings are in NFC. Optional fields are `null` when absent, and `id` is
- * the message id whichever of `id` / `message_id` carried it. User text is kept as written
- * here; the wake prompt normalizes and neutralizes it when it renders.
+ * A checked delivery. Strings are well-formed (an unpaired surrogate became U+FFFD) and in NFC.
+ * Optional fields are `null` when absent or unusable, and `id` is the message id whichever of
+ * `id` / `message_id` carried it. User text is kept as written here; the wake prompt
+ * normalizes and quotes it when it renders.
  */
 export interface Delivery {
   readonly id: string;
-  /** Decimal digits of a non-negative integer. */
-  readonly seq: string;
+  /** Decimal digits of a non-negative integer; null when absent or not such a number. */
+  readonly seq: string | null;
   readonly created_at: string;
+  /** `dm` when upstream gave none or an unknown one (the seed's default). */
   readonly conversation_type: ConversationType;
   /** Only for threads: whether the thread hangs off a group message (default) or a DM message. */
   readonly thread_parent_type: ThreadParentType | null;
   readonly conversation_id: string;
+  /** `conversation_name`, or the seed's fallback `conversation_display_name`. */
   readonly conversation_name: string | null;
   readonly conversation_description: string | null;
   readonly conversation_charter: string | null;
+  /** A safe token; a thread without one is answered in its parent conversation. */
   readonly thread_root_message_id: string | null;
+  /** `human` when upstream gave none or an unknown one (the seed's default). */
   readonly sender_type: SenderType;
   readonly sender_display_name: string | null;
   readonly sender_user_id: string | null;
   readonly sender_agent_id: string | null;
   readonly reason: DeliveryReason | null;
   readonly text: string;
-  /** Decimal digits of a positive integer. */
+  /** Decimal digits of a positive integer; null when the message is no task. */
   readonly task_number: string | null;
+  /** null when absent or outside the lifecycle; the task suffix then shows the default `todo`. */
   readonly task_status: TaskStatus | null;
   readonly task_assignee_type: TaskAssigneeType | null;
   readonly task_assignee_agent_id: string | null;
   readonly task_assignee_user_id: string | null;
   readonly task_title: string | null;
+  /** Only the usable entries: one line, not blank, without `[`, `]` or `;`. */
   readonly reactions_summary: readonly string[];
+  /** `message_metadata`, or the seed's fallback `metadata` when it is absent. */
   readonly message_metadata: { readonly quote: Quote | null } | null;
+  /** Only the usable attachments (an object with a safe id), in order. */
+  readonly attachments: readonly Attachment[];
 }
 
 export type DeliveryErrorCode = "missing_field" | "invalid_field" | "conflicting_field";
 
-/** A rejected delivery: a stable code and a path; the message never repeats the value. */
+/** A refused delivery: a stable code and a path; the message never repeats the value. */
 export class DeliveryError extends Error {
   readonly code: DeliveryErrorCode;
   readonly path: string;
@@ -103,48 +127,17 @@ function fault(
   context.addIssue({ code: "custom", message, params: { code }, ...(path ? { path } : {}) });
 }
 
-/** Any string: refused if it cannot be UTF-8, otherwise converted to NFC. */
-const text = z.string().transform((value, context) => {
-  if (hasLoneSurrogate(value)) {
-    fault(
-      context,
-      "invalid_field",
-      "holds an unpaired surrogate, which cannot be written as UTF-8",
-    );
-    return z.NEVER;
-  }
-  return value.normalize("NFC");
-});
+/** Any string, made well-formed (an unpaired surrogate becomes U+FFFD) and converted to NFC. */
+const text = z.string().transform((value) => value.toWellFormed().normalize("NFC"));
 
-/** An id or handle: NFC, then the safe charset. Ids are opaque and never trimmed. */
-const token = text.transform((value, context) => {
+/** An id the delivery cannot do without: a safe token, or the delivery is refused. */
+const requiredToken = text.transform((value, context) => {
   if (!isSafeToken(value)) {
     fault(context, "invalid_field", `must be ${SAFE_TOKEN_DESCRIPTION}`);
     return z.NEVER;
   }
   return value;
 });
-
-const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
-
-/** A whole number ≥ min, as a JSON number or as a decimal string (for 64-bit columns). */
-function wholeNumber(min: number) {
-  return z.union([z.number(), z.string()]).transform((value, context) => {
-    const digits =
-      typeof value === "number"
-        ? Number.isSafeInteger(value)
-          ? String(value)
-          : null
-        : DECIMAL.test(value)
-          ? value
-          : null;
-    if (digits === null || BigInt(digits) < BigInt(min)) {
-      fault(context, "invalid_field", `must be a whole number of at least ${String(min)}`);
-      return z.NEVER;
-    }
-    return digits;
-  });
-}
 
 const timestamp = text.transform((value, context) => {
   if (!isRfc3339Timestamp(value)) {
@@ -154,106 +147,147 @@ const timestamp = text.transform((value, context) => {
   return value;
 });
 
-const FORBIDDEN_IN_REACTION = /[[\];]/;
-
-/** One reaction entry: single line, not blank, and no `[`, `]` or `;` (they delimit the suffix). */
-const reactionEntry = text.transform((value, context) => {
-  const line = toSingleLineText(value);
-  if (line === "") {
-    fault(context, "invalid_field", "a reaction entry must not be blank");
-    return z.NEVER;
-  }
-  if (FORBIDDEN_IN_REACTION.test(line.normalize("NFKC"))) {
-    fault(context, "invalid_field", "a reaction entry must not contain '[', ']' or ';'");
-    return z.NEVER;
-  }
-  return line;
-});
-
-const quoteRef = text.transform((value, context) => {
-  const ref = trimWhiteSpace(value);
-  if (ref === "") {
-    fault(context, "invalid_field", "a quote ref must not be blank");
-    return z.NEVER;
-  }
-  return ref;
-});
-
-function nullable<T extends z.ZodType>(schema: T) {
-  return schema.nullish().transform((value) => value ?? null);
+/** An optional field: whatever fails its check reads as absent (null). */
+function lenient<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullish()
+    .transform((value) => value ?? null)
+    .catch(null);
 }
 
-const quoteSchema = z.object({
-  kind: z.enum(QUOTE_KINDS),
-  ref: quoteRef,
-  snippet: nullable(text),
+/** An optional id or handle: NFC, then the safe charset, else absent. Ids are never trimmed. */
+const optionalToken = lenient(text.refine(isSafeToken));
+
+const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
+
+/** A whole number ≥ min, as a JSON number or as a decimal string (for 64-bit columns), or absent. */
+function wholeNumber(min: number) {
+  return lenient(
+    z
+      .union([z.number(), z.string()])
+      .transform((value) =>
+        typeof value === "number"
+          ? Number.isSafeInteger(value)
+            ? String(value)
+            : null
+          : DECIMAL.test(value)
+            ? value
+            : null,
+      )
+      .refine((digits) => digits !== null && BigInt(digits) >= BigInt(min)),
+  );
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return lenient(z.enum(values));
+}
+
+const FORBIDDEN_IN_REACTION = /[[\];]/;
+
+/** The usable reaction entries, in order: one line, not blank, no `[`, `]` or `;` (also NFKC). */
+const reactions = lenient(z.array(z.unknown())).transform((entries) =>
+  (entries ?? []).flatMap((entry) => {
+    if (typeof entry !== "string") return [];
+    const line = toSingleLineText(entry.toWellFormed().normalize("NFC"));
+    return line === "" || FORBIDDEN_IN_REACTION.test(line.normalize("NFKC")) ? [] : [line];
+  }),
+);
+
+/** Kind and ref of a quote: trimmed; blank reads as absent. */
+const quotePart = lenient(text.transform(trimWhiteSpace).refine((value) => value !== ""));
+
+const quoteSchema = lenient(
+  z.object({ kind: quotePart, ref: quotePart, snippet: lenient(text) }).transform(
+    // The seed shows a quote only when it has both a kind and a ref.
+    ({ kind, ref, snippet }): Quote | null =>
+      kind === null || ref === null ? null : { kind, ref, snippet },
+  ),
+);
+
+const metadataSchema = lenient(z.object({ quote: quoteSchema }));
+
+const attachmentSchema = z.object({
+  id: text.refine(isSafeArgument),
+  name: lenient(text),
+  content_type: lenient(text.transform(trimWhiteSpace).refine((value) => value !== "")),
 });
 
+/** The usable attachments, in order: objects whose id can stand in a command. */
+const attachments = lenient(z.array(z.unknown())).transform((entries) =>
+  (entries ?? []).flatMap((entry): Attachment[] => {
+    const parsed = attachmentSchema.safeParse(entry);
+    if (!parsed.success) return [];
+    const { id, name, content_type } = parsed.data;
+    return [{ id, name: name ?? "", content_type }];
+  }),
+);
+
 const rawDeliverySchema = z.object({
-  id: nullable(token),
-  message_id: nullable(token),
+  id: requiredToken.nullish(),
+  message_id: requiredToken.nullish(),
   seq: wholeNumber(0),
   created_at: timestamp,
-  conversation_type: z.enum(CONVERSATION_TYPES),
-  thread_parent_type: nullable(z.enum(THREAD_PARENT_TYPES)),
-  conversation_id: token,
-  conversation_name: nullable(text),
-  conversation_description: nullable(text),
-  conversation_charter: nullable(text),
-  thread_root_message_id: nullable(token),
-  sender_type: z.enum(SENDER_TYPES),
-  sender_display_name: nullable(text),
-  sender_user_id: nullable(token),
-  sender_agent_id: nullable(token),
-  reason: nullable(z.union([z.enum(DELIVERY_REASONS), z.literal("")])),
-  text: nullable(text),
-  task_number: nullable(wholeNumber(1)),
-  task_status: nullable(z.enum(TASK_STATUSES)),
-  task_assignee_type: nullable(z.enum(TASK_ASSIGNEE_TYPES)),
-  task_assignee_agent_id: nullable(token),
-  task_assignee_user_id: nullable(token),
-  task_title: nullable(text),
-  reactions_summary: nullable(z.array(reactionEntry)),
-  message_metadata: nullable(z.object({ quote: nullable(quoteSchema) })),
+  conversation_type: oneOf(CONVERSATION_TYPES),
+  thread_parent_type: oneOf(THREAD_PARENT_TYPES),
+  conversation_id: requiredToken,
+  conversation_name: lenient(text),
+  conversation_display_name: lenient(text),
+  conversation_description: lenient(text),
+  conversation_charter: lenient(text),
+  thread_root_message_id: optionalToken,
+  sender_type: oneOf(SENDER_TYPES),
+  sender_display_name: lenient(text),
+  sender_user_id: optionalToken,
+  sender_agent_id: optionalToken,
+  reason: oneOf(DELIVERY_REASONS),
+  text: lenient(text),
+  task_number: wholeNumber(1),
+  task_status: oneOf(TASK_STATUSES),
+  task_assignee_type: oneOf(TASK_ASSIGNEE_TYPES),
+  task_assignee_agent_id: optionalToken,
+  task_assignee_user_id: optionalToken,
+  task_title: lenient(text),
+  reactions_summary: reactions,
+  message_metadata: z.unknown().optional(),
+  metadata: metadataSchema,
+  attachments,
 });
 
 type RawDelivery = z.output<typeof rawDeliverySchema>;
 
 function resolveMessageId(raw: RawDelivery, context: RefinementContext): string | null {
-  if (raw.id !== null && raw.message_id !== null && raw.id !== raw.message_id) {
+  const id = raw.id ?? null;
+  const messageId = raw.message_id ?? null;
+  if (id !== null && messageId !== null && id !== messageId) {
     fault(context, "conflicting_field", "differs from id; send one message id", ["message_id"]);
     return null;
   }
-  const id = raw.id ?? raw.message_id;
-  if (id === null)
+  const resolved = id ?? messageId;
+  if (resolved === null)
     fault(context, "missing_field", "a message id (id or message_id) is required", ["id"]);
-  return id;
+  return resolved;
 }
 
-function checkThreadFields(raw: RawDelivery, context: RefinementContext): void {
-  if (raw.conversation_type === "thread" && raw.thread_root_message_id === null) {
-    fault(context, "missing_field", "a thread delivery needs its root message id", [
-      "thread_root_message_id",
-    ]);
-  }
-  if (raw.conversation_type !== "thread" && raw.thread_parent_type !== null) {
-    fault(context, "conflicting_field", "is only meaningful for conversation_type thread", [
-      "thread_parent_type",
-    ]);
-  }
+/** `message_metadata` when upstream sent one (null or absent counts as none), else `metadata`. */
+function resolveMetadata(raw: RawDelivery): { readonly quote: Quote | null } | null {
+  if (raw.message_metadata === undefined || raw.message_metadata === null) return raw.metadata;
+  return metadataSchema.parse(raw.message_metadata);
 }
 
-function checkAssignee(raw: RawDelivery, context: RefinementContext): void {
-  if (raw.task_assignee_type === "agent" && raw.task_assignee_agent_id === null) {
-    fault(context, "missing_field", "assignee type agent needs task_assignee_agent_id", [
-      "task_assignee_agent_id",
-    ]);
-  }
-  if (raw.task_assignee_type === "user" && raw.task_assignee_user_id === null) {
-    fault(context, "missing_field", "assignee type user needs task_assignee_user_id", [
-      "task_assignee_user_id",
-    ]);
-  }
+/** The assignee type, and its id only when it matches the type (else no assignee). */
+function resolveAssignee(raw: RawDelivery) {
+  const type =
+    raw.task_assignee_type ??
+    (raw.task_assignee_agent_id !== null
+      ? "agent"
+      : raw.task_assignee_user_id !== null
+        ? "user"
+        : null);
+  const agentId = type === "agent" ? raw.task_assignee_agent_id : null;
+  const userId = type === "user" ? raw.task_assignee_user_id : null;
+  return agentId === null && userId === null
+    ? { task_assignee_type: null, task_assignee_agent_id: null, task_assignee_user_id: null }
+    : { task_assignee_type: type, task_assignee_agent_id: agentId, task_assignee_user_id: userId };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -267,35 +301,34 @@ function deepFreeze<T>(value: T): T {
 /** The zod schema of a delivery document; its output is a checked, frozen `Delivery`. */
 export const deliverySchema = rawDeliverySchema.transform((raw, context): Delivery => {
   const id = resolveMessageId(raw, context);
-  checkThreadFields(raw, context);
-  checkAssignee(raw, context);
   if (id === null) return z.NEVER;
+  const conversationType = raw.conversation_type ?? "dm";
+  const isThread = conversationType === "thread";
   // Field by field, so that nothing the schema did not name can ever be carried along.
   return deepFreeze({
     id,
     seq: raw.seq,
     created_at: raw.created_at,
-    conversation_type: raw.conversation_type,
-    thread_parent_type: raw.thread_parent_type,
+    conversation_type: conversationType,
+    thread_parent_type: isThread ? raw.thread_parent_type : null,
     conversation_id: raw.conversation_id,
-    conversation_name: raw.conversation_name,
+    conversation_name: raw.conversation_name ?? raw.conversation_display_name,
     conversation_description: raw.conversation_description,
     conversation_charter: raw.conversation_charter,
-    thread_root_message_id: raw.thread_root_message_id,
-    sender_type: raw.sender_type,
+    thread_root_message_id: isThread ? raw.thread_root_message_id : null,
+    sender_type: raw.sender_type ?? "human",
     sender_display_name: raw.sender_display_name,
     sender_user_id: raw.sender_user_id,
     sender_agent_id: raw.sender_agent_id,
-    reason: raw.reason === "" ? null : raw.reason,
+    reason: raw.reason,
     text: raw.text ?? "",
     task_number: raw.task_number,
     task_status: raw.task_status,
-    task_assignee_type: raw.task_assignee_type,
-    task_assignee_agent_id: raw.task_assignee_agent_id,
-    task_assignee_user_id: raw.task_assignee_user_id,
+    ...resolveAssignee(raw),
     task_title: raw.task_title,
-    reactions_summary: raw.reactions_summary ?? [],
-    message_metadata: raw.message_metadata === null ? null : { quote: raw.message_metadata.quote },
+    reactions_summary: raw.reactions_summary,
+    message_metadata: resolveMetadata(raw),
+    attachments: raw.attachments,
   });
 });
 
@@ -311,9 +344,11 @@ function toDeliveryError(issue: z.core.$ZodIssue, input: unknown): DeliveryError
 }
 
 /**
- * Checks a delivery document (already parsed from JSON) and returns the normalized delivery,
- * or throws a `DeliveryError`. When a document has several faults, the first in field order
- * is reported, the same one every time.
+ * Checks a delivery document (already parsed from JSON) and returns the normalized delivery.
+ * Throws a `DeliveryError` only when the delivery cannot be addressed or dated: the document
+ * is no object, the message id or the conversation id is missing or not a safe token, the two
+ * message ids differ, or `created_at` is missing or not an RFC 3339 timestamp. When several
+ * of these hold, the first in field order is reported, the same one every time.
  */
 export function parseDelivery(input: unknown): Delivery {
   const result = deliverySchema.safeParse(input);

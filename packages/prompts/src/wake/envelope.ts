@@ -3,7 +3,6 @@
  * `[target=T msg=ID seq=N time=CREATED_AT type=TYPE reason=R] @SENDER:` and the task and
  * reactions suffixes that follow it on the same line.
  */
-import { neutralizeInline } from "../text/neutralize.ts";
 import { isSafeToken } from "../text/safe-token.ts";
 import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
 import { ensureDelivery, type Delivery, type DeliveryReason } from "./delivery.ts";
@@ -42,7 +41,7 @@ function directReference(d: Delivery): string {
 /**
  * Where a reply to this delivery goes: `dm:@peer` for a DM, `#group` for a group, and the
  * parent's target plus `:ROOT` for a thread (`#group:ROOT`, or `dm:@peer:ROOT` for a thread
- * inside a DM). Every part is a safe token, so the target is safe inside `--target "..."`.
+ * inside a DM; the parent's target alone when the thread's root is unknown). Every part is a safe token, so the target is safe inside `--target "..."`.
  */
 export function buildEnvelopeTarget(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
@@ -53,7 +52,9 @@ export function buildEnvelopeTarget(delivery: Delivery): string {
       return `#${groupReference(d)}`;
     case "thread": {
       const parent = d.thread_parent_type === "dm" ? directReference(d) : `#${groupReference(d)}`;
-      return `${parent}:${d.thread_root_message_id ?? d.id}`;
+      // Without its root a thread cannot be addressed; the reply goes to its parent instead
+      // (the seed used the message's own id, which would open a nested thread).
+      return d.thread_root_message_id === null ? parent : `${parent}:${d.thread_root_message_id}`;
     }
   }
 }
@@ -62,33 +63,29 @@ function displayReason(reason: DeliveryReason): string {
   return reason === "thread_follow" ? "reply_follow" : reason;
 }
 
-/** The envelope header without suffixes, ending in `@SENDER:`. */
+/** The envelope header without suffixes, ending in `@SENDER:`; ` seq=` only when known. */
 export function buildEnvelopeHeader(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
+  const seq = d.seq === null ? "" : ` seq=${d.seq}`;
   const reason = d.reason === null ? "" : ` reason=${displayReason(d.reason)}`;
   const sender = senderHandle(d) ?? UNKNOWN_SENDER;
   return (
-    `[target=${buildEnvelopeTarget(d)} msg=${d.id} seq=${d.seq} time=${d.created_at}` +
+    `[target=${buildEnvelopeTarget(d)} msg=${d.id}${seq} time=${d.created_at}` +
     ` type=${d.sender_type}${reason}] @${sender}:`
   );
 }
 
-/** A JSON string literal of single-line text, with block closers neutralized. */
+/**
+ * A JSON string literal of single-line text. It cannot hold a line break or an unescaped `"`,
+ * so it stays one value on the line of the prompt that carries it.
+ */
 export function quoteSingleLine(value: string): string {
-  return neutralizeInline(JSON.stringify(toSingleLineText(value)));
+  return JSON.stringify(toSingleLineText(value));
 }
 
 function assignee(d: Delivery): string | null {
-  const type =
-    d.task_assignee_type ??
-    (d.task_assignee_agent_id !== null
-      ? "agent"
-      : d.task_assignee_user_id !== null
-        ? "user"
-        : null);
-  if (type === null) return null;
-  const id = type === "agent" ? d.task_assignee_agent_id : d.task_assignee_user_id;
-  return id === null ? null : `${type}:${id}`;
+  const id = d.task_assignee_agent_id ?? d.task_assignee_user_id;
+  return d.task_assignee_type === null || id === null ? null : `${d.task_assignee_type}:${id}`;
 }
 
 /** ` [task #N status=S assignee=TYPE:ID title="..."]`, or `""` when the message is no task. */
@@ -107,6 +104,5 @@ export function buildTaskSuffix(delivery: Delivery): string {
 export function buildReactionsSuffix(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   if (d.reactions_summary.length === 0) return "";
-  const entries = d.reactions_summary.map((entry) => neutralizeInline(toSingleLineText(entry)));
-  return ` [reactions: ${entries.join("; ")}]`;
+  return ` [reactions: ${d.reactions_summary.join("; ")}]`;
 }

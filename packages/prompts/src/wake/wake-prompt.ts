@@ -5,14 +5,19 @@
  *     [charter] ... [/charter]            (when the conversation has a charter)
  *     [quote ... [/quote]                 (when the message quotes an artifact)
  *     New message received:
- *     HEADER SUFFIXES BODY                (the body's first line shares the header line)
+ *     HEADER SUFFIXES                     (one line)
+ *     > BODY                              (every body line behind `> `; none when empty)
+ *     Attached image "NAME": ...          (one line per attachment)
  *     Group context: ...                  (group messages only)
  *     the reply instruction, with the exact target
+ *
+ * Every line of user text starts with `> ` and no other line does (see `asUserLines`).
  */
-import { neutralizeMultiLine } from "../text/neutralize.ts";
 import { isSafeToken } from "../text/safe-token.ts";
 import { toMultiLineText } from "../text/unicode.ts";
+import { asUserLines } from "../text/user-lines.ts";
 import {
+  buildAttachmentLines,
   buildCharterBlock,
   buildGroupContextBlock,
   buildQuoteBlock,
@@ -32,11 +37,13 @@ export interface WakePromptParts {
   readonly envelopeHeader: string;
   /** The reply target, as `buildEnvelopeTarget` gives it. */
   readonly target: string;
-  /** The message body as the sender wrote it; normalized and neutralized here. */
+  /** The message body as the sender wrote it; normalized and put behind `> ` here. */
   readonly rawText: string;
   readonly groupContext: string;
   readonly charterBlock: string;
   readonly quoteBlock: string;
+  /** The attachment lines, as `buildAttachmentLines` gives them; none when absent. */
+  readonly attachmentLines?: readonly string[];
 }
 
 export interface InboundWakePrompt {
@@ -68,6 +75,16 @@ function checkHeader(header: string): void {
   }
 }
 
+const ATTACHMENT_LINE =
+  /^Attached (?:image|file) "(?:[^"\\\n]|\\.)*": `[A-Za-z0-9._-]+ attachment get [\p{L}\p{Nd}._][\p{L}\p{Nd}._-]*` saves it in your working directory\.$/u;
+
+function checkAttachmentLine(line: string): string {
+  if (!ATTACHMENT_LINE.test(line)) {
+    throw new TypeError("attachmentLines must come from buildAttachmentLines");
+  }
+  return line;
+}
+
 function replyInstruction(cli: string, target: string): string {
   return [
     `Reply with \`${cli} message send --target "${target}"\` (the body goes on standard input,` +
@@ -81,15 +98,19 @@ function replyInstruction(cli: string, target: string): string {
 }
 
 /**
- * Lays out the parts of a wake prompt. The body is normalized and neutralized here, so this
- * step is safe on its own; the other parts must come from the builders of this package.
+ * Lays out the parts of a wake prompt. The body is normalized and put behind `> ` here, so
+ * this step is safe on its own; the other parts must come from the builders of this package.
  */
 export function buildWakePromptText(parts: WakePromptParts, options?: WakePromptOptions): string {
   const cli = resolveCli(options);
   checkTarget(parts.target);
   checkHeader(parts.envelopeHeader);
-  const body = neutralizeMultiLine(toMultiLineText(parts.rawText));
-  const envelope = body === "" ? parts.envelopeHeader : `${parts.envelopeHeader} ${body}`;
+  const body = toMultiLineText(parts.rawText);
+  const envelope = [
+    parts.envelopeHeader,
+    ...(body === "" ? [] : [asUserLines(body)]),
+    ...(parts.attachmentLines ?? []).map(checkAttachmentLine),
+  ].join("\n");
   const sections = [
     parts.charterBlock,
     parts.quoteBlock,
@@ -119,6 +140,7 @@ export function buildInboundWakePrompt(
       groupContext: buildGroupContextBlock(d, options),
       charterBlock: buildCharterBlock(d),
       quoteBlock: buildQuoteBlock(d, options),
+      attachmentLines: buildAttachmentLines(d, options),
     },
     options,
   );

@@ -178,6 +178,7 @@ export function defineRoutingSuite(backend: Backend): void {
           task_assignee_user_id: null,
           task_title: null,
           reactions_summary: [],
+          attachments: [],
           message_metadata: {
             quote: {
               kind: "message",
@@ -194,9 +195,9 @@ export function defineRoutingSuite(backend: Backend): void {
         expect(rows.created_at.toISOString()).toBe(payload["created_at"]);
         const wake = buildInboundWakePrompt(parseDelivery(payload));
         expect(wake.text).toContain(
-          `[quote\n  kind=message ref=${quoted.id}\n  "The broth needs salt. And pepper."\n  fetch: ticlawk message read --around ${quoted.id}\n[/quote]`,
+          `[quote\n  kind=message ref=${quoted.id}\n> The broth needs salt. And pepper.\n  fetch: ticlawk message read --around ${quoted.id}\n[/quote]`,
         );
-        expect(wake.text).toContain("[charter]\nFeed everyone.\n[/charter]");
+        expect(wake.text).toContain("[charter]\n> Feed everyone.\n[/charter]");
         expect(wake.header).toBe(
           `[target=#kitchen msg=${m.id} seq=${m.seq} time=${m.createdAt} type=human reason=mention] @alice:`,
         );
