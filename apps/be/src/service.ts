@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { MARA_AGENT_NAME, writeMaraPlugin } from "@talkide/prompts";
+import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -126,6 +126,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         claudePath,
         pluginDir,
         agentName: MARA_AGENT_NAME,
+        pinned: maraPluginDigest(),
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
         timeoutMs: config.turnTimeoutMs,

@@ -12,6 +12,13 @@ export {
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
+export {
+  isSyntheticAssistantEvent,
+  turnErrorFor,
+  type RuntimeErrorInfo,
+  type RuntimeErrorKind,
+  type TurnError,
+} from "./turn-error.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {
   detectClaudeVersion,

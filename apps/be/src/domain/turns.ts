@@ -14,7 +14,13 @@ export interface TurnView {
   readonly memberId: string;
   readonly status: TurnRow["status"];
   readonly resumed: boolean;
+  /** The Claude Code session the turn ran in, as the CLI reported it (also when it failed). */
   readonly sessionId: string | null;
+  /**
+   * Why the turn did not continue the project's session: `agent_changed` (Mara's agent file or
+   * plugin is not what the session started with) or `unknown_session`; null when it did.
+   */
+  readonly sessionReset: string | null;
   readonly message: string;
   readonly resultText: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
@@ -34,6 +40,7 @@ export function turnView(row: TurnRow): TurnView {
     status: row.status,
     resumed: row.resumed,
     sessionId: row.claude_session_id,
+    sessionReset: row.session_reset,
     message: row.prompt,
     resultText: row.result_text,
     error:
@@ -68,6 +75,7 @@ export async function insertQueuedTurn(
       cumulative_cost_usd: null,
       agent_session_id: null,
       claude_session_id: null,
+      session_reset: null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

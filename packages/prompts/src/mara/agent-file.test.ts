@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -8,6 +9,7 @@ import {
   MARA_AGENT_FILE_PATH,
   MARA_AGENT_NAME,
   MARA_PLUGIN_NAME,
+  maraPluginDigest,
   PLUGIN_MANIFEST_PATH,
   renderMaraAgentFile,
 } from "./agent-file.ts";
@@ -93,5 +95,19 @@ describe("the plugin", () => {
   test("the manifest shown in the spec is the one built", () => {
     const manifest = buildMaraPlugin()[0]?.content ?? "";
     expect(readFileSync(specPage("agent-file.md"), "utf8")).toContain(`\`\`\`\n${manifest}\`\`\``);
+  });
+});
+
+describe("maraPluginDigest", () => {
+  test("hashes the agent file's bytes and every file of the plugin, framed by path and length", () => {
+    const digest = maraPluginDigest();
+    expect(digest.agentSha256).toBe(createHash("sha256").update(agentFile, "utf8").digest("hex"));
+    const plugin = createHash("sha256");
+    for (const file of buildMaraPlugin()) {
+      const bytes = Buffer.from(file.content, "utf8");
+      plugin.update(`${file.path}\0${bytes.length}\0`).update(bytes);
+    }
+    expect(digest.pluginSha256).toBe(plugin.digest("hex"));
+    expect(maraPluginDigest()).toEqual(digest);
   });
 });

@@ -4,6 +4,7 @@
  * `<plugin name>:<agent name>`, the plugin name coming from `.claude-plugin/plugin.json` and
  * the agent name from the agent file's front matter.
  */
+import { createHash } from "node:crypto";
 import { MARA_AGENT_FILE_TEXT } from "./agent-file-text.ts";
 
 /** `name` in the plugin manifest: the namespace of the plugin's agents. */
@@ -51,4 +52,32 @@ export function buildMaraPlugin(): readonly PluginFile[] {
     { path: PLUGIN_MANIFEST_PATH, content: renderPluginManifest() },
     { path: MARA_AGENT_FILE_PATH, content: renderMaraAgentFile() },
   ];
+}
+
+/** sha256 (hex) of what a Mara session is started with; see `maraPluginDigest`. */
+export interface MaraPluginDigest {
+  /** Of Mara's agent file, its UTF-8 bytes. */
+  readonly agentSha256: string;
+  /** Of the whole plugin directory: every file's path, length and bytes, in the fixed order. */
+  readonly pluginSha256: string;
+}
+
+/**
+ * The digests a backend session records when it starts. Claude Code keeps a session's first
+ * system prompt (Mara's agent prompt) and its agent definitions for the whole session, so a
+ * session whose digests differ from the current release must not be resumed: the next turn
+ * starts a fresh one.
+ */
+export function maraPluginDigest(): MaraPluginDigest {
+  const plugin = createHash("sha256");
+  for (const file of buildMaraPlugin()) {
+    const bytes = Buffer.from(file.content, "utf8");
+    // Path and length frame each file, so no two different plugins hash the same input.
+    plugin.update(`${file.path}\0${bytes.length}\0`);
+    plugin.update(bytes);
+  }
+  return {
+    agentSha256: createHash("sha256").update(renderMaraAgentFile(), "utf8").digest("hex"),
+    pluginSha256: plugin.digest("hex"),
+  };
 }
