@@ -5,8 +5,8 @@ import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
-import { findBundledClaudePath } from "@talkide/claude-cli";
-import { TurnRunner } from "./agent/turn-runner.ts";
+import { findBundledClaudePath, killLeftoverProcesses } from "@talkide/claude-cli";
+import { TURN_ID_VARIABLE, TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
@@ -73,9 +73,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const ran = await migrateToLatest(database.db);
     logger.info({ database: database.kind, migrations: ran }, "database ready");
+    // One process per session, across crashes: a killed service leaves its turns' `claude`
+    // (a detached process group) running. They are ended here, before the first turn.
     const abandoned = await failAbandonedTurns(database.db);
-    if (abandoned > 0)
-      logger.warn({ turns: abandoned }, "marked turns of a previous run as failed");
+    if (abandoned.length > 0) {
+      const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, abandoned);
+      if (!leftovers.supported) {
+        logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
+      }
+      logger.warn(
+        { turns: abandoned.length, killedProcesses: leftovers.killed.length },
+        "marked turns of a previous run as failed and ended their processes",
+      );
+    }
     await removeLeftoverTemporaryFiles(database, logger);
 
     // Mara's plugin lives in the service's data directory, outside every project.

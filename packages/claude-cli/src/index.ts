@@ -11,6 +11,7 @@ export {
   type ClaudeTurnSuccess,
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
+export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
 export {
   isSyntheticAssistantEvent,

@@ -136,10 +136,11 @@ export async function loadTurnEvents(
 
 /**
  * Turns left queued or running by a previous process (a crash, a kill) can never finish:
- * they are marked failed at start, so no client waits on them forever.
+ * they are marked failed at start, so no client waits on them forever. Returns their ids
+ * (the processes a running one left behind carry its id, see reapAbandonedTurns).
  */
-export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<number> {
-  const result = await db
+export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const rows = await db
     .updateTable("turns")
     .set({
       status: "failed",
@@ -149,6 +150,7 @@ export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<nu
       finished_at: sql<string>`clock_timestamp()`,
     })
     .where("status", "in", ["queued", "running"])
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
 }
