@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { MARA_AGENT_FILE_TEXT } from "./agent-file-text.ts";
+import { renderTeamAgentFile, TEAM_AGENTS } from "./team-agents.ts";
 
 /** `name` in the plugin manifest: the namespace of the plugin's agents. */
 export const MARA_PLUGIN_NAME = "talkide";
@@ -46,11 +47,19 @@ function renderPluginManifest(): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** The files of the Claude Code plugin directory that carries Mara, in a fixed order. */
+/**
+ * The files of the Claude Code plugin directory that carries Mara and her team, in a fixed
+ * order: the manifest, Mara's agent file, then the team agents in the order of her delegation
+ * table.
+ */
 export function buildMaraPlugin(): readonly PluginFile[] {
   return [
     { path: PLUGIN_MANIFEST_PATH, content: renderPluginManifest() },
     { path: MARA_AGENT_FILE_PATH, content: renderMaraAgentFile() },
+    ...TEAM_AGENTS.map((agent) => ({
+      path: `agents/${agent.name}.md`,
+      content: renderTeamAgentFile(agent),
+    })),
   ];
 }
 
