@@ -31,7 +31,7 @@ const SESSION_UNAVAILABLE_TEXTS = [
 const AUTH_TEXTS = ["Not logged in", "Invalid API key", "OAuth token", "authentication"] as const;
 
 /** Claude Code's own stand-in for a model message: its error text, never the agent's words. */
-export const SYNTHETIC_MODEL = "<synthetic>";
+const SYNTHETIC_MODEL = "<synthetic>";
 
 /**
  * True for an `assistant` event that Claude Code made up itself (model `<synthetic>`): the

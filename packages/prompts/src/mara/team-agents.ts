@@ -141,11 +141,6 @@ look after its environments and deployment.
   },
 ];
 
-/** The plugin's name for an agent, as Mara's delegation names it: `talkide:<name>`. */
-export function teamAgentId(pluginName: string, agent: TeamAgent): string {
-  return `${pluginName}:${agent.name}`;
-}
-
 /** A team agent's file: front matter (`name`, `description`, `omitClaudeMd`), then its prompt. */
 export function renderTeamAgentFile(agent: TeamAgent): string {
   return `---\nname: ${agent.name}\ndescription: ${agent.description}\nomitClaudeMd: true\n---\n\n${agent.lane}\n${SHARED_SECTIONS}`;
