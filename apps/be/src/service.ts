@@ -1,12 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { MARA_AGENT_NAME, writeMaraPlugin } from "@talkide/prompts";
+import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
-import { findBundledClaudePath } from "@talkide/claude-cli";
-import { TurnRunner } from "./agent/turn-runner.ts";
+import { findBundledClaudePath, killLeftoverProcesses } from "@talkide/claude-cli";
+import { TURN_ID_VARIABLE, TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
@@ -76,9 +76,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const ran = await migrateToLatest(database.db);
     logger.info({ database: database.kind, migrations: ran }, "database ready");
+    // One process per session, across crashes: a killed service leaves its turns' `claude`
+    // (a detached process group) running. They are ended here, before the first turn.
     const abandoned = await failAbandonedTurns(database.db);
-    if (abandoned > 0)
-      logger.warn({ turns: abandoned }, "marked turns of a previous run as failed");
+    if (abandoned.length > 0) {
+      const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, abandoned);
+      if (!leftovers.supported) {
+        logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
+      }
+      logger.warn(
+        { turns: abandoned.length, killedProcesses: leftovers.killed.length },
+        "marked turns of a previous run as failed and ended their processes",
+      );
+    }
     await removeLeftoverTemporaryFiles(database, logger);
 
     // Mara's plugin lives in the service's data directory, outside every project.
@@ -129,6 +139,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         claudePath,
         pluginDir,
         agentName: MARA_AGENT_NAME,
+        pinned: maraPluginDigest(),
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
         timeoutMs: config.turnTimeoutMs,

@@ -36,7 +36,8 @@ describe.skipIf(REAL_CLAUDE === null)(
       bench = await startWireBench("split");
       projectA = await bench.newProject();
       projectB = await bench.newProject();
-    }, 60_000);
+      // The first embedded database of a test file can take most of a minute on a loaded box.
+    }, 180_000);
     afterAll(async () => {
       await bench.close();
     });

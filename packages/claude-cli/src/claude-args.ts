@@ -3,6 +3,12 @@ import { ClaudeCliError } from "./errors.ts";
 export interface ClaudeArgsOptions {
   /** Resume this session (`--resume <id>`); omit to start a fresh session. */
   readonly resumeSessionId?: string | undefined;
+  /**
+   * Resume the session at this message (`--resume-session-at <uuid>`, needs `resumeSessionId`):
+   * the transcript after it (a failed turn) is left out of the conversation. Pass the
+   * `lastMessageId` of the session's last successful turn.
+   */
+  readonly resumeAtMessageId?: string | undefined;
   /** Appended to the default system prompt on this turn (`--append-system-prompt <text>`). */
   readonly appendSystemPrompt?: string | undefined;
   /** A plugin directory to load for this turn (`--plugin-dir <dir>`). */
@@ -32,6 +38,16 @@ export function buildClaudeArgs(options: ClaudeArgsOptions = {}): string[] {
   const args: string[] = [...PRINT_STREAM_JSON];
   if (options.resumeSessionId !== undefined) {
     args.push("--resume", flagValue("resumeSessionId", options.resumeSessionId));
+  }
+  if (options.resumeAtMessageId !== undefined) {
+    if (options.resumeSessionId === undefined) {
+      throw new ClaudeCliError(
+        "invalid_option",
+        "resumeAtMessageId",
+        "resumeAtMessageId needs resumeSessionId: a resume point only exists inside a resumed session.",
+      );
+    }
+    args.push("--resume-session-at", flagValue("resumeAtMessageId", options.resumeAtMessageId));
   }
   if (options.appendSystemPrompt !== undefined) {
     args.push(

@@ -11,7 +11,15 @@ export {
   type ClaudeTurnSuccess,
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
+export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
+export {
+  isSyntheticAssistantEvent,
+  turnErrorFor,
+  type RuntimeErrorInfo,
+  type RuntimeErrorKind,
+  type TurnError,
+} from "./turn-error.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {
   detectClaudeVersion,

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from "node:path";
 import { buildClaudeArgs, type ClaudeArgsOptions } from "./claude-args.ts";
 import { ClaudeCliError } from "./errors.ts";
 import { killProcessGroup } from "./process-group.ts";
+import { isSyntheticAssistantEvent, runtimeErrorOf, type RuntimeErrorInfo } from "./turn-error.ts";
 import {
   LineSplitter,
   isInitEvent,
@@ -26,6 +27,12 @@ export interface ClaudeTurnSuccess {
   /** The session's cumulative cost after this turn, as the CLI reported it. */
   readonly totalCostUsd: number | null;
   readonly events: readonly ClaudeStreamEvent[];
+  /**
+   * The uuid of the turn's last message from the agent (the last main-thread `assistant`
+   * event), or null when there was none. Pass it as `resumeAtMessageId` with the next resume:
+   * the conversation then continues from this turn, whatever failed after it.
+   */
+  readonly lastMessageId: string | null;
 }
 
 export interface ClaudeTurnFailure {
@@ -39,6 +46,8 @@ export interface ClaudeTurnFailure {
   readonly exitCode: number | null;
   /** The last 8 KiB of the child's standard error. */
   readonly stderrTail: string;
+  /** For `is_error`: what kind of runtime error it was (see `turnErrorFor`); null otherwise. */
+  readonly runtimeError: RuntimeErrorInfo | null;
 }
 
 export type ClaudeTurnResult = ClaudeTurnSuccess | ClaudeTurnFailure;
@@ -291,6 +300,7 @@ function classify(observed: TurnObservation): ClaudeTurnResult {
     totalCostUsd: observed.resultEvent === null ? null : totalCostOf(observed.resultEvent),
     exitCode,
     stderrTail: observed.stderrTail,
+    runtimeError: null,
   };
   const result = observed.resultEvent;
 
@@ -337,7 +347,13 @@ function classify(observed: TurnObservation): ClaudeTurnResult {
   }
 
   if (result.is_error === true) {
-    return { ok: false, reason: "is_error", message: describeErrorResult(result), ...base };
+    return {
+      ok: false,
+      reason: "is_error",
+      message: describeErrorResult(result),
+      ...base,
+      runtimeError: runtimeErrorOf(result),
+    };
   }
   if (observed.firstInvalidLine !== null) {
     return protocolFailure(base, observed.firstInvalidLine);
@@ -365,7 +381,25 @@ function classify(observed: TurnObservation): ClaudeTurnResult {
     resultText: typeof result.result === "string" ? result.result : "",
     totalCostUsd: base.totalCostUsd,
     events: observed.events,
+    lastMessageId: lastAgentMessageId(observed.events),
   };
+}
+
+/**
+ * The uuid of the last message the agent itself wrote in the main conversation: subagents'
+ * events carry a `parent_tool_use_id` and live in their own transcripts, and a synthetic
+ * message is the runtime's, not part of what the model said.
+ */
+function lastAgentMessageId(events: readonly ClaudeStreamEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    if (event === undefined || event.type !== "assistant") continue;
+    if (event["parent_tool_use_id"] !== null && event["parent_tool_use_id"] !== undefined) continue;
+    if (isSyntheticAssistantEvent(event)) continue;
+    const uuid = event["uuid"];
+    if (typeof uuid === "string" && uuid !== "") return uuid;
+  }
+  return null;
 }
 
 function protocolFailure(
@@ -460,6 +494,7 @@ function failure(reason: ClaudeTurnFailureReason, message: string): ClaudeTurnFa
     totalCostUsd: null,
     exitCode: null,
     stderrTail: "",
+    runtimeError: null,
   };
 }
 

@@ -69,6 +69,8 @@ export {
 } from "./wake/wake-prompt.ts";
 export {
   buildMaraPlugin,
+  maraPluginDigest,
+  type MaraPluginDigest,
   MARA_AGENT_FILE_NAME,
   MARA_AGENT_FILE_PATH,
   MARA_AGENT_NAME,

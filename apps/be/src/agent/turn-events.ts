@@ -2,6 +2,7 @@
  * The events of a turn, as clients see them (stored in turn_events, streamed over SSE).
  * Types: turn.queued, turn.started, context.written, port.busy, session.reset, agent.init,
  * agent.text, agent.tool_use, and exactly one terminal event: turn.succeeded or turn.failed.
+ * `agent.text` is only ever the model's words: the runtime's own error text never becomes one.
  */
 export interface TurnEvent {
   readonly seq: number;

@@ -1,17 +1,20 @@
 import {
+  isSyntheticAssistantEvent,
   isUnknownSessionFailure,
   perTurnCostUsd,
   runClaudeTurn,
+  turnErrorFor,
   type ClaudeStreamEvent,
   type ClaudeTurnResult,
 } from "@talkide/claude-cli";
+import type { MaraPluginDigest } from "@talkide/prompts";
 import { derivePorts, probePort } from "@talkide/ports";
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Logger } from "pino";
 import { prepareSpawnContext, type ContextLayout } from "../context/prepare.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
-import type { DatabaseSchema } from "../db/schema.ts";
+import type { AgentSessionsTable, DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
@@ -22,6 +25,8 @@ export interface ClaudeSettings {
   readonly env: () => Record<string, string>;
   readonly pluginDir: string;
   readonly agentName: string;
+  /** What the plugin directory holds: a session started with other bytes is not resumed. */
+  readonly pinned: MaraPluginDigest;
   readonly permissionMode: "default" | "acceptEdits" | "plan";
   readonly allowedTools: readonly string[];
   readonly timeoutMs: number;
@@ -57,14 +62,22 @@ export function extraClaudeArgs(
   return args;
 }
 
-const FAILURE_CODES: Record<string, string> = {
-  binary_missing: "claude_binary_missing",
-  spawn_failed: "claude_spawn_failed",
-  timeout: "turn_timeout",
-  crashed: "claude_crashed",
-  is_error: "claude_error",
-  protocol: "claude_protocol_error",
-  aborted: "turn_aborted",
+/**
+ * Set in the environment of every spawned `claude` (and so of everything it starts): after a
+ * crash of the service, the processes of its abandoned turns are found by it (reap on start).
+ */
+export const TURN_ID_VARIABLE = "TALKIDE_TURN_ID";
+
+type SessionRow = Selectable<AgentSessionsTable>;
+
+/** Why a turn did not continue the project's session; stored on the turn and in the event. */
+type SessionResetReason = "agent_changed" | "unknown_session";
+
+const SESSION_RESET_MESSAGES: Record<SessionResetReason, string> = {
+  agent_changed:
+    "Mara's agent file or plugin changed since this project's conversation started; this turn starts a new conversation with the current release. Earlier messages are not part of it.",
+  unknown_session:
+    "Claude Code no longer knows this project's conversation; this turn starts a new one. Earlier messages are not part of it.",
 };
 
 interface ProjectLane {
@@ -217,12 +230,17 @@ export class TurnRunner {
       .where("id", "=", turnId)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const session = await db
+    let session = await db
       .selectFrom("agent_sessions")
       .selectAll()
       .where("project_id", "=", turn.project_id)
       .where("ended_at", "is", null)
       .executeTakeFirst();
+    // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
+    // for good: a session started with other bytes cannot carry the current release.
+    const stale = session !== undefined && !this.isPinnedToCurrentRelease(session);
+    const staleSession = stale ? session : undefined;
+    if (stale) session = undefined;
     // Every turn spawns a new CLI process today ("cold"); a later kept-alive process will
     // report "warm" here, so clients can tell the two apart from the start.
     live.emit("turn.started", { turnId, resume: session !== undefined, process: "cold" });
@@ -232,22 +250,17 @@ export class TurnRunner {
     );
 
     try {
+      if (staleSession !== undefined) {
+        await this.resetSession(turn, live, staleSession, "agent_changed");
+      }
       const workspaceDir = await this.prepare(turn, live);
       await this.reportBusyPorts(turn.project_id, live);
-      let result = await this.spawn(turn, workspaceDir, session?.claude_session_id, live);
+      let result = await this.spawn(turn, workspaceDir, session, live);
       let resumedFrom = session;
       if (session !== undefined && isUnknownSessionFailure(result)) {
-        // Claude Code no longer has the transcript (its state directory was cleared): the
-        // conversation cannot continue, so this turn starts a new one, and says so.
-        await db
-          .updateTable("agent_sessions")
-          .set({ ended_at: sql<string>`clock_timestamp()` })
-          .where("id", "=", session.id)
-          .execute();
-        live.emit("session.reset", {
-          message:
-            "Claude Code no longer knows this project's conversation; this turn starts a new one. Earlier messages are not part of it.",
-        });
+        // Claude Code no longer has the transcript (its state directory was cleared) or the
+        // resume point: the conversation cannot continue, so this turn starts a new one.
+        await this.resetSession(turn, live, session, "unknown_session");
         resumedFrom = undefined;
         result = await this.spawn(turn, workspaceDir, undefined, live);
       }
@@ -262,8 +275,46 @@ export class TurnRunner {
             );
       if (!(error instanceof TurnFailure))
         logger.error({ err: error, turnId }, "turn failed unexpectedly");
-      await this.markFailed(turn, live, failure.code, failure.message, null, null);
+      await this.markFailed(turn, live, failure.code, failure.message, null, null, null);
     }
+  }
+
+  private isPinnedToCurrentRelease(session: SessionRow): boolean {
+    const { pinned } = this.options.claude;
+    return (
+      session.agent_sha256 === pinned.agentSha256 && session.plugin_sha256 === pinned.pluginSha256
+    );
+  }
+
+  /** Ends the project's session, visibly: in the turn record and as a `session.reset` event. */
+  private async resetSession(
+    turn: TurnRow,
+    live: LiveTurn,
+    session: SessionRow,
+    reason: SessionResetReason,
+  ): Promise<void> {
+    const { db } = this.options;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("agent_sessions")
+        .set({ ended_at: sql<string>`clock_timestamp()` })
+        .where("id", "=", session.id)
+        .execute();
+      await trx
+        .updateTable("turns")
+        .set({ session_reset: reason })
+        .where("id", "=", turn.id)
+        .execute();
+    });
+    this.options.logger.info(
+      { turnId: turn.id, sessionId: session.claude_session_id, reason },
+      "session reset",
+    );
+    live.emit("session.reset", {
+      reason,
+      previousSessionId: session.claude_session_id,
+      message: SESSION_RESET_MESSAGES[reason],
+    });
   }
 
   /** Render and write the context; a failure here means nothing was spawned. */
@@ -325,7 +376,7 @@ export class TurnRunner {
   private spawn(
     turn: TurnRow,
     workspaceDir: string,
-    resumeSessionId: string | undefined,
+    session: SessionRow | undefined,
     live: LiveTurn,
   ): Promise<ClaudeTurnResult> {
     const { claude } = this.options;
@@ -333,11 +384,14 @@ export class TurnRunner {
       claudePath: claude.claudePath,
       cwd: workspaceDir,
       prompt: turn.prompt,
-      resumeSessionId,
+      // The session continues from its last successful turn: whatever a failed turn left in
+      // Claude Code's transcript after that message is not part of the conversation.
+      resumeSessionId: session?.claude_session_id,
+      resumeAtMessageId: session?.resume_at_message_id ?? undefined,
       pluginDir: claude.pluginDir,
       agent: claude.agentName,
       extraArgs: extraClaudeArgs(claude),
-      env: claude.env(),
+      env: { ...claude.env(), [TURN_ID_VARIABLE]: turn.id },
       timeoutMs: claude.timeoutMs,
       killGraceMs: claude.killGraceMs,
       signal: this.abort.signal,
@@ -351,8 +405,7 @@ export class TurnRunner {
     turn: TurnRow,
     live: LiveTurn,
     result: ClaudeTurnResult,
-    resumedFrom:
-      { id: string; claude_session_id: string; cumulative_cost_usd: number | null } | undefined,
+    resumedFrom: SessionRow | undefined,
   ): Promise<void> {
     const { db } = this.options;
     const previousCumulative = resumedFrom?.cumulative_cost_usd ?? null;
@@ -372,13 +425,27 @@ export class TurnRunner {
           .where("id", "=", resumedFrom.id)
           .execute();
       }
+      // The CLI's own words (which may name the gateway or advise `/login`) are for the
+      // operator's log; the turn record and the stream get a code and our message.
+      const error = turnErrorFor(result);
+      this.options.logger.warn(
+        {
+          turnId: turn.id,
+          code: error.code,
+          reason: result.reason,
+          detail: result.message,
+          stderrTail: result.stderrTail,
+        },
+        "claude turn failed",
+      );
       await this.markFailed(
         turn,
         live,
-        FAILURE_CODES[result.reason] ?? "claude_error",
-        result.message,
+        error.code,
+        error.message,
         cost,
         result.totalCostUsd,
+        result.sessionId,
       );
       return;
     }
@@ -391,6 +458,7 @@ export class TurnRunner {
           .set({
             claude_session_id: result.sessionId,
             cumulative_cost_usd: result.totalCostUsd,
+            resume_at_message_id: result.lastMessageId,
             updated_at: sql<string>`clock_timestamp()`,
           })
           .where("id", "=", resumedFrom.id)
@@ -409,6 +477,9 @@ export class TurnRunner {
             project_id: turn.project_id,
             claude_session_id: result.sessionId,
             cumulative_cost_usd: result.totalCostUsd,
+            resume_at_message_id: result.lastMessageId,
+            agent_sha256: this.options.claude.pinned.agentSha256,
+            plugin_sha256: this.options.claude.pinned.pluginSha256,
           })
           .returning("id")
           .executeTakeFirstOrThrow();
@@ -448,11 +519,14 @@ export class TurnRunner {
     message: string,
     cost: number | null,
     cumulative: number | null,
+    /** The session the CLI reported for this turn, even though the turn failed. */
+    claudeSessionId: string | null,
   ): Promise<void> {
     await this.options.db
       .updateTable("turns")
       .set({
         status: "failed",
+        claude_session_id: claudeSessionId,
         error_code: code,
         error_message: message,
         cost_usd: cost,
@@ -462,7 +536,13 @@ export class TurnRunner {
       .where("id", "=", turn.id)
       .execute();
     this.options.logger.warn({ turnId: turn.id, code }, "turn failed");
-    live.emit("turn.failed", { turnId: turn.id, code, message, costUsd: cost });
+    live.emit("turn.failed", {
+      turnId: turn.id,
+      code,
+      message,
+      sessionId: claudeSessionId,
+      costUsd: cost,
+    });
     await this.release(turn.id, live);
   }
 
@@ -500,6 +580,7 @@ export class TurnRunner {
             "The service stopped before this turn could run; send the message again.",
             null,
             null,
+            null,
           );
         }
       }
@@ -516,7 +597,9 @@ function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
     });
     return;
   }
-  if (event.type !== "assistant") return;
+  // Claude Code's stand-in for a reply (an API error, "Not logged in") is the runtime
+  // talking, never Mara: the failure reaches people as the turn's error instead.
+  if (event.type !== "assistant" || isSyntheticAssistantEvent(event)) return;
   const message = event.message as { content?: unknown } | undefined;
   if (!Array.isArray(message?.content)) return;
   for (const block of message.content as Array<Record<string, unknown>>) {

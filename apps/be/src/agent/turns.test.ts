@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
-import { buildMaraPlugin, MARA_AGENT_NAME } from "@talkide/prompts";
+import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -43,6 +43,15 @@ async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined
   throw new Error("condition not reached");
 }
 
+function listProjectTurns(harness: Harness, user: TestUser, projectId: number) {
+  return api<{ turns: Array<Record<string, unknown>> }>(
+    harness,
+    user.token,
+    "GET",
+    `/v1/projects/${projectId}/turns`,
+  );
+}
+
 async function turnStatus(
   harness: Harness,
   user: TestUser,
@@ -73,7 +82,8 @@ describe("turns with the fake claude", () => {
     });
     anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
     bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob" });
-  }, 60_000);
+    // The first embedded database of a test file can take most of a minute on a loaded box.
+  }, 180_000);
   afterAll(async () => {
     await harness.close();
   });
@@ -182,6 +192,9 @@ describe("turns with the fake claude", () => {
         "--verbose",
         "--resume",
         String(firstDone.sessionId),
+        // The last message of the last successful turn: a failed turn never becomes part of it.
+        "--resume-session-at",
+        expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
         ...common,
       ]);
       expect(records.map((r) => r.cwd)).toEqual([project.workspaceDir, project.workspaceDir]);
@@ -192,18 +205,18 @@ describe("turns with the fake claude", () => {
       expect(env.ANTHROPIC_API_KEY).toBe("test-key");
       expect(env.DATABASE_URL).toBeUndefined();
       expect(env.SOME_SECRET).toBeUndefined();
+      // Leftovers of a killed service are found by the turn id every process of it carries.
+      expect(records.map((r) => r.env.TALKIDE_TURN_ID)).toEqual([
+        firstDone.turnId,
+        secondDone.turnId,
+      ]);
       // The plugin directory holds exactly what the prompts package builds, outside the project.
       for (const file of buildMaraPlugin()) {
         expect(readFileSync(join(pluginDir, file.path), "utf8")).toBe(file.content);
       }
       expect(pluginDir.startsWith(project.workspaceDir)).toBe(false);
 
-      const turns = await api<{ turns: Array<Record<string, unknown>> }>(
-        harness,
-        anna.token,
-        "GET",
-        `/v1/projects/${project.id}/turns`,
-      );
+      const turns = await listProjectTurns(harness, anna, project.id);
       expect(
         turns.body.turns.map((t) => [
           t.number,
@@ -256,16 +269,33 @@ describe("turns with the fake claude", () => {
     expect(readFileSync(writerFile, "utf8")).toBe("# Aktuálně píše\nBob\n");
   });
 
-  it("reports is_error results as failed turns and keeps no session from them", async () => {
+  it("reports is_error results as turn errors, never as Mara's words, and keeps no session from them", async () => {
     const { project } = await newProject(harness, anna);
     harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
+    let failedTurnSession: unknown;
     try {
       const turn = await sendMessage(harness, anna.token, project.id, "Hello");
-      expect(terminalEvent(turn.events).data).toMatchObject({ code: "claude_error" });
-      expect(String(terminalEvent(turn.events).data.message)).toContain("API Error");
+      const failed = terminalEvent(turn.events).data;
+      // The fake answers like the CLI after an HTTP 500 from the API.
+      expect(failed).toMatchObject({ code: "model_unavailable" });
+      expect(String(failed.message)).toContain("HTTP 500");
+      // The runtime's text ("API Error: 500 …") is neither streamed nor stored as Mara's words.
+      expect(turn.events.map((e) => e.event)).not.toContain("agent.text");
+      expect(JSON.stringify(turn.events)).not.toContain("API Error");
+      const init = turn.events.find((e) => e.event === "agent.init");
+      failedTurnSession = init?.data.sessionId;
+      expect(failed.sessionId).toBe(failedTurnSession);
     } finally {
       delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
+    const stored = await listProjectTurns(harness, anna, project.id);
+    expect(stored.body.turns[0]).toMatchObject({
+      status: "failed",
+      sessionId: failedTurnSession,
+      resultText: null,
+      error: { code: "model_unavailable" },
+    });
+    expect(JSON.stringify(stored.body)).not.toContain("API Error");
     const sessions = await harness.service.database.db
       .selectFrom("agent_sessions")
       .selectAll()
@@ -274,6 +304,80 @@ describe("turns with the fake claude", () => {
     expect(sessions).toEqual([]);
     const next = await sendMessage(harness, anna.token, project.id, "Again");
     expect(terminalEvent(next.events).data).toMatchObject({ resumed: false });
+  });
+
+  it("resumes after a failed turn from the last successful one, never from the failure", async () => {
+    const record = join(harness.dataDir, "record-resume-at.jsonl");
+    const { project } = await newProject(harness, anna);
+    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    try {
+      const first = await sendMessage(harness, anna.token, project.id, "one");
+      harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
+      const failed = await sendMessage(harness, anna.token, project.id, "two");
+      expect(terminalEvent(failed.events).event).toBe("turn.failed");
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      const third = await sendMessage(harness, anna.token, project.id, "three");
+      expect(terminalEvent(third.events).data).toMatchObject({
+        resumed: true,
+        sessionId: terminalEvent(first.events).data.sessionId,
+      });
+      const records = await readFakeClaudeRecords(record);
+      const resumeAt = records.map((r) => {
+        const at = r.argv.indexOf("--resume-session-at");
+        return at === -1 ? null : r.argv[at + 1];
+      });
+      // The failed turn and the one after it resume at the same message: the first turn's.
+      expect(resumeAt[0]).toBeNull();
+      expect(resumeAt[1]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(resumeAt[2]).toBe(resumeAt[1]);
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+    }
+  });
+
+  it("starts a fresh session, visibly, when Mara's agent file or plugin is not what the session started with", async () => {
+    const { project } = await newProject(harness, anna);
+    const first = await sendMessage(harness, anna.token, project.id, "one");
+    const oldSession = terminalEvent(first.events).data.sessionId;
+    const { db } = harness.service.database;
+    const pinned = await db
+      .selectFrom("agent_sessions")
+      .select(["agent_sha256", "plugin_sha256"])
+      .where("project_id", "=", project.id)
+      .executeTakeFirstOrThrow();
+    expect(pinned).toEqual({
+      agent_sha256: maraPluginDigest().agentSha256,
+      plugin_sha256: maraPluginDigest().pluginSha256,
+    });
+    // A session started by an earlier release: its agent file had other bytes.
+    await db
+      .updateTable("agent_sessions")
+      .set({ agent_sha256: "0".repeat(64) })
+      .where("project_id", "=", project.id)
+      .execute();
+    const second = await sendMessage(harness, anna.token, project.id, "two");
+    expect(second.events.map((e) => e.event)).toContain("session.reset");
+    expect(second.events.find((e) => e.event === "session.reset")?.data).toMatchObject({
+      reason: "agent_changed",
+      previousSessionId: oldSession,
+    });
+    expect(second.events[1]?.data).toMatchObject({ resume: false });
+    const done = terminalEvent(second.events).data;
+    expect(done).toMatchObject({ resumed: false });
+    expect(done.sessionId).not.toBe(oldSession);
+    const turns = await listProjectTurns(harness, anna, project.id);
+    expect(turns.body.turns.map((t) => [t.number, t.sessionReset, t.resumed])).toEqual([
+      [2, "agent_changed", false],
+      [1, null, false],
+    ]);
+    // The new session carries the current release and is resumed from now on.
+    const third = await sendMessage(harness, anna.token, project.id, "three");
+    expect(terminalEvent(third.events).data).toMatchObject({
+      resumed: true,
+      sessionId: done.sessionId,
+    });
+    expect(third.events.map((e) => e.event)).not.toContain("session.reset");
   });
 
   it("starts a new session, visibly, when claude no longer knows the stored one", async () => {
@@ -287,7 +391,9 @@ describe("turns with the fake claude", () => {
     } finally {
       delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
-    expect(second.events.map((e) => e.event)).toContain("session.reset");
+    expect(second.events.find((e) => e.event === "session.reset")?.data).toMatchObject({
+      reason: "unknown_session",
+    });
     const done = terminalEvent(second.events).data;
     expect(done).toMatchObject({ resumed: false, costUsd: 0.0125 });
     expect(done.sessionId).not.toBe(oldSession);
@@ -334,12 +440,7 @@ describe("turns with the fake claude", () => {
     for (const file of preview.body.files) {
       expect(readFileSync(join(project.workspaceDir, file.path), "utf8")).toBe(file.content);
     }
-    const turns = await api<{ turns: Array<Record<string, unknown>> }>(
-      harness,
-      anna.token,
-      "GET",
-      `/v1/projects/${project.id}/turns`,
-    );
+    const turns = await listProjectTurns(harness, anna, project.id);
     expect(
       turns.body.turns.map((t) => [
         t.status,
@@ -349,7 +450,8 @@ describe("turns with the fake claude", () => {
       ]),
     ).toEqual([
       ["failed", "claude_spawn_failed", null, null],
-      ["failed", "claude_crashed", null, null],
+      // The CLI had announced its session before it crashed: the record keeps it.
+      ["failed", "claude_crashed", null, expect.stringMatching(/^[0-9a-f-]{36}$/) as string],
     ]);
     const sessions = await harness.service.database.db
       .selectFrom("agent_sessions")
@@ -581,12 +683,7 @@ describe("a claude binary that is not there", () => {
       const failed = terminalEvent(turn.events).data;
       expect(failed.code).toBe("claude_binary_missing");
       expect(String(failed.message)).toContain("/nonexistent/bin/claude");
-      const stored = await api<{ turns: Array<Record<string, unknown>> }>(
-        harness,
-        anna.token,
-        "GET",
-        `/v1/projects/${project.id}/turns`,
-      );
+      const stored = await listProjectTurns(harness, anna, project.id);
       expect(stored.body.turns[0]).toMatchObject({
         status: "failed",
         error: { code: "claude_binary_missing" },

@@ -1,73 +1,9 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import type { Readable } from "node:stream";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
-
-const CHILD = fileURLToPath(new URL("../test-support/service-child.ts", import.meta.url));
-
-interface Child {
-  readonly process: ChildProcessByStdio<null, Readable, Readable>;
-  readonly url: string;
-  /** Everything the child wrote on stdout so far. */
-  output(): string;
-  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function startChild(dataDir: string, pauseFile: string): Promise<Child> {
-  const child = spawn(process.execPath, ["--conditions=@talkide/source", CHILD], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      TALKIDE_DATA_DIR: dataDir,
-      TALKIDE_PORT: "0",
-      TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
-      ANTHROPIC_API_KEY: "test-key",
-      TALKIDE_TEST_PAUSE_FILE: pauseFile,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  const waiters = new Set<() => void>();
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    for (const wake of waiters) wake();
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      resolve({ code, signal });
-      for (const wake of waiters) wake();
-    });
-  });
-  const waitFor = (pattern: RegExp): Promise<RegExpExecArray> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        const match = pattern.exec(stdout);
-        if (match !== null) {
-          waiters.delete(check);
-          resolve(match);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          waiters.delete(check);
-          reject(new Error(`the service exited before printing ${pattern}: ${stdout}\n${stderr}`));
-        }
-      };
-      waiters.add(check);
-      check();
-    });
-  const listening = await waitFor(
-    /"url":"(http:\/\/127\.0\.0\.1:\d+)","layout":"split","msg":"talkide-be listening"/,
-  );
-  return { process: child, url: listening[1] ?? "", output: () => stdout, waitFor, exited };
-}
+import { startServiceChild as startChild } from "../test-support/service-child-process.ts";
 
 describe("killing the service in the middle of a render", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-crash-"));
@@ -77,7 +13,7 @@ describe("killing the service in the middle of a render", () => {
   });
 
   it("leaves the old file or the new one, never a partial one, and recovers on restart", async () => {
-    const first = await startChild(dataDir, pauseFile);
+    const first = await startChild(dataDir, { TALKIDE_TEST_PAUSE_FILE: pauseFile });
     const token = (await first.waitFor(/TALKIDE_TOKEN=(tkbe_\S+)/))[1] ?? "";
     const workspace = join(dataDir, "workspaces", "project-1");
     const claudeMd = join(workspace, "CLAUDE.md");
@@ -108,7 +44,7 @@ describe("killing the service in the middle of a render", () => {
     expect(readFileSync(claudeMd).equals(oldBytes)).toBe(true);
 
     rmSync(pauseFile);
-    const second = await startChild(dataDir, pauseFile);
+    const second = await startChild(dataDir, { TALKIDE_TEST_PAUSE_FILE: pauseFile });
     try {
       // The interrupted write's temporary file is cleaned up, the interrupted turn is failed.
       expect(readdirSync(workspace).filter((name) => /^CLAUDE\.md\.\d+$/.test(name))).toEqual([]);
@@ -129,5 +65,6 @@ describe("killing the service in the middle of a render", () => {
       second.process.kill("SIGTERM");
       expect(await second.exited).toEqual({ code: 0, signal: null });
     }
-  }, 60_000);
+    // Two service starts with an embedded database each: generous on a loaded machine.
+  }, 180_000);
 });

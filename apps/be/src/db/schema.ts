@@ -65,6 +65,11 @@ export interface AgentSessionsTable {
   updated_at: Timestamp;
   /** Set when the session can no longer be resumed; the next turn starts a fresh one. */
   ended_at: NullableTimestamp;
+  /** The last message of the last successful turn: the next turn resumes there. */
+  resume_at_message_id: string | null;
+  /** sha256 of Mara's agent file / of the plugin the session started with (null: unknown). */
+  agent_sha256: string | null;
+  plugin_sha256: string | null;
 }
 
 export type TurnStatus = "queued" | "running" | "succeeded" | "failed";
@@ -77,6 +82,8 @@ export interface TurnsTable {
   agent_session_id: string | null;
   claude_session_id: string | null;
   resumed: Generated<boolean>;
+  /** Why this turn did not continue the project's session (`agent_changed`, `unknown_session`). */
+  session_reset: string | null;
   prompt: string;
   status: TurnStatus;
   error_code: string | null;

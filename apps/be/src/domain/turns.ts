@@ -14,7 +14,13 @@ export interface TurnView {
   readonly memberId: string;
   readonly status: TurnRow["status"];
   readonly resumed: boolean;
+  /** The Claude Code session the turn ran in, as the CLI reported it (also when it failed). */
   readonly sessionId: string | null;
+  /**
+   * Why the turn did not continue the project's session: `agent_changed` (Mara's agent file or
+   * plugin is not what the session started with) or `unknown_session`; null when it did.
+   */
+  readonly sessionReset: string | null;
   readonly message: string;
   readonly resultText: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
@@ -34,6 +40,7 @@ export function turnView(row: TurnRow): TurnView {
     status: row.status,
     resumed: row.resumed,
     sessionId: row.claude_session_id,
+    sessionReset: row.session_reset,
     message: row.prompt,
     resultText: row.result_text,
     error:
@@ -68,6 +75,7 @@ export async function insertQueuedTurn(
       cumulative_cost_usd: null,
       agent_session_id: null,
       claude_session_id: null,
+      session_reset: null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -128,10 +136,11 @@ export async function loadTurnEvents(
 
 /**
  * Turns left queued or running by a previous process (a crash, a kill) can never finish:
- * they are marked failed at start, so no client waits on them forever.
+ * they are marked failed at start, so no client waits on them forever. Returns their ids
+ * (the processes a running one left behind carry its id, see reapAbandonedTurns).
  */
-export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<number> {
-  const result = await db
+export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const rows = await db
     .updateTable("turns")
     .set({
       status: "failed",
@@ -141,6 +150,7 @@ export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<nu
       finished_at: sql<string>`clock_timestamp()`,
     })
     .where("status", "in", ["queued", "running"])
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
 }

@@ -61,6 +61,8 @@ export interface SessionsTable {
   runtime: string;
   /** The runtime's own session id (claude's), known after the first successful turn. */
   runtime_session_id: string | null;
+  /** The last message of the last successful turn: the next turn resumes there. */
+  resume_at_message_id: string | null;
   standing_prompt_version: string;
   turn_count: Generated<number>;
   /** The runtime's cumulative `total_cost_usd` after the last turn, for per-turn differences. */

@@ -39,6 +39,8 @@ export interface ClaudeCodeTurn {
   readonly wakePrompt: string;
   readonly standingPrompt: string;
   readonly resumeRuntimeSessionId: string | null;
+  /** The last message of the session's last successful turn (`--resume-session-at`). */
+  readonly resumeAtMessageId: string | null;
   readonly env: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
 }
@@ -81,7 +83,12 @@ export class ClaudeCodeRuntime {
       appendSystemPrompt: turn.standingPrompt,
       ...(turn.resumeRuntimeSessionId === null
         ? {}
-        : { resumeSessionId: turn.resumeRuntimeSessionId }),
+        : {
+            resumeSessionId: turn.resumeRuntimeSessionId,
+            ...(turn.resumeAtMessageId === null
+              ? {}
+              : { resumeAtMessageId: turn.resumeAtMessageId }),
+          }),
       extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
       env: turn.env,
       timeoutMs: this.#options.timeoutMs,

@@ -72,6 +72,7 @@ export async function executeDelivery(
       : {
           id: delivery.live_session_id,
           runtimeSessionId: delivery.live_runtime_session_id,
+          resumeAtMessageId: delivery.live_resume_at_message_id,
           standingPromptVersion: delivery.live_standing_prompt_version,
           cumulativeCostUsd: delivery.live_cumulative_cost_usd,
         };
@@ -124,6 +125,7 @@ export async function executeDelivery(
       wakePrompt: wake.text,
       standingPrompt: ctx.standingPrompt.text,
       resumeRuntimeSessionId: resumeId,
+      resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
       env,
       signal,
     });
@@ -240,6 +242,7 @@ async function recordSuccess(
   const patch = sessionPatchAfterTurn(scope, {
     ok: true,
     runtimeSessionId: result.sessionId,
+    lastMessageId: result.lastMessageId,
     cumulativeCostUsd: result.totalCostUsd,
   });
   await recordTurnSuccess(ctx.db, {
@@ -251,6 +254,7 @@ async function recordSuccess(
     costUsd,
     cumulativeCostUsd: result.totalCostUsd,
     sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
+    resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,
     agentMeta: {
       claudePath: ctx.runtime.claudePath,

@@ -5,6 +5,7 @@ import { resolveSessionScope, sessionPatchAfterTurn, type LiveSession } from "./
 const live = (over: Partial<LiveSession> = {}): LiveSession => ({
   id: "s1",
   runtimeSessionId: "rt-1",
+  resumeAtMessageId: "m-1",
   standingPromptVersion: "v1",
   cumulativeCostUsd: 0.5,
   ...over,
@@ -24,6 +25,7 @@ describe("resolveSessionScope", () => {
       kind: "resume",
       sessionId: "s1",
       runtimeSessionId: "rt-1",
+      resumeAtMessageId: "m-1",
       previousCumulativeCostUsd: 0.5,
     });
   });
@@ -50,6 +52,7 @@ describe("resolveSessionScope", () => {
         fc.record({
           id: fc.uuid(),
           runtimeSessionId: fc.option(fc.uuid(), { nil: null }),
+          resumeAtMessageId: fc.option(fc.uuid(), { nil: null }),
           standingPromptVersion: fc.constantFrom("a", "b"),
           cumulativeCostUsd: fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null }),
         }),
@@ -67,7 +70,10 @@ describe("resolveSessionScope", () => {
         session.standingPromptVersion === version &&
         session.runtimeSessionId !== null;
       expect(scope.kind === "resume").toBe(canResume);
-      if (scope.kind === "resume") expect(scope.runtimeSessionId).toBe(session?.runtimeSessionId);
+      if (scope.kind === "resume") {
+        expect(scope.runtimeSessionId).toBe(session?.runtimeSessionId);
+        expect(scope.resumeAtMessageId).toBe(session?.resumeAtMessageId);
+      }
       if (scope.kind === "fresh" && scope.invalidate !== null) {
         expect(session?.standingPromptVersion).not.toBe(version);
       }
@@ -79,9 +85,15 @@ describe("sessionPatchAfterTurn", () => {
   it("records the runtime session of a successful turn", () => {
     const scope = resolveSessionScope(null, "v1");
     expect(
-      sessionPatchAfterTurn(scope, { ok: true, runtimeSessionId: "rt-9", cumulativeCostUsd: 0.1 }),
+      sessionPatchAfterTurn(scope, {
+        ok: true,
+        runtimeSessionId: "rt-9",
+        lastMessageId: "m-9",
+        cumulativeCostUsd: 0.1,
+      }),
     ).toEqual({
       runtimeSessionId: "rt-9",
+      resumeAtMessageId: "m-9",
       cumulativeCostUsd: 0.1,
     });
   });
@@ -89,9 +101,15 @@ describe("sessionPatchAfterTurn", () => {
   it("keeps the previous total when the runtime reported no cost", () => {
     const scope = resolveSessionScope(live(), "v1");
     expect(
-      sessionPatchAfterTurn(scope, { ok: true, runtimeSessionId: "rt-1", cumulativeCostUsd: null }),
+      sessionPatchAfterTurn(scope, {
+        ok: true,
+        runtimeSessionId: "rt-1",
+        lastMessageId: null,
+        cumulativeCostUsd: null,
+      }),
     ).toEqual({
       runtimeSessionId: "rt-1",
+      resumeAtMessageId: null,
       cumulativeCostUsd: 0.5,
     });
   });

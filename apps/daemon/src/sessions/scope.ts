@@ -13,6 +13,8 @@ import type { SessionInvalidationReason } from "../db/schema.ts";
 export interface LiveSession {
   readonly id: string;
   readonly runtimeSessionId: string | null;
+  /** The last message of the last successful turn (null: resume the transcript's end). */
+  readonly resumeAtMessageId: string | null;
   readonly standingPromptVersion: string;
   readonly cumulativeCostUsd: number | null;
 }
@@ -22,6 +24,11 @@ export type SessionScope =
       readonly kind: "resume";
       readonly sessionId: string;
       readonly runtimeSessionId: string;
+      /**
+       * Where the conversation continues: a failed turn after this message (its prompt, the
+       * runtime's error text) is not part of the resumed session.
+       */
+      readonly resumeAtMessageId: string | null;
       readonly previousCumulativeCostUsd: number | null;
     }
   | {
@@ -56,14 +63,16 @@ export function resolveSessionScope(
     kind: "resume",
     sessionId: live.id,
     runtimeSessionId: live.runtimeSessionId,
+    resumeAtMessageId: live.resumeAtMessageId,
     previousCumulativeCostUsd: live.cumulativeCostUsd,
   };
 }
 
 /**
  * What a finished turn changes on its session. A successful turn records the runtime session
- * it ran in (a fresh session learns its id here). A failed turn changes nothing: the session
- * stays usable, and the next delivery resumes where the last successful turn left off.
+ * it ran in (a fresh session learns its id here) and its last message, the next resume point.
+ * A failed turn changes nothing: the session stays usable, and the next delivery resumes at
+ * the last successful turn's message, so nothing of the failure reaches the model.
  */
 export function sessionPatchAfterTurn(
   scope: SessionScope,
@@ -71,14 +80,20 @@ export function sessionPatchAfterTurn(
     | {
         readonly ok: true;
         readonly runtimeSessionId: string;
+        readonly lastMessageId: string | null;
         readonly cumulativeCostUsd: number | null;
       }
     | { readonly ok: false },
-): { readonly runtimeSessionId: string; readonly cumulativeCostUsd: number | null } | null {
+): {
+  readonly runtimeSessionId: string;
+  readonly resumeAtMessageId: string | null;
+  readonly cumulativeCostUsd: number | null;
+} | null {
   if (!outcome.ok) return null;
   const previous = scope.kind === "resume" ? scope.previousCumulativeCostUsd : null;
   return {
     runtimeSessionId: outcome.runtimeSessionId,
+    resumeAtMessageId: outcome.lastMessageId,
     cumulativeCostUsd: outcome.cumulativeCostUsd ?? previous,
   };
 }

@@ -61,6 +61,7 @@ export type ClaimedDelivery = DeliveryRow & {
   readonly runtime: string;
   readonly live_session_id: string | null;
   readonly live_runtime_session_id: string | null;
+  readonly live_resume_at_message_id: string | null;
   readonly live_standing_prompt_version: string | null;
   readonly live_cumulative_cost_usd: number | null;
 };
@@ -102,6 +103,7 @@ export async function claimRunnableDeliveries(
       returning *)
       select claimed.*, agents.workspace_dir, agents.runtime,
              s.id as live_session_id, s.runtime_session_id as live_runtime_session_id,
+             s.resume_at_message_id as live_resume_at_message_id,
              s.standing_prompt_version as live_standing_prompt_version,
              s.cumulative_cost_usd as live_cumulative_cost_usd
         from claimed

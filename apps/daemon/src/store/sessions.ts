@@ -19,6 +19,7 @@ export async function createSession(
       conversation_id: input.conversationId,
       runtime: input.runtime,
       runtime_session_id: null,
+      resume_at_message_id: null,
       standing_prompt_version: input.standingPromptVersion,
       cumulative_cost_usd: null,
       invalidated_at: null,

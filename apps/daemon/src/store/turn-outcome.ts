@@ -19,6 +19,8 @@ export async function recordTurnSuccess(
     readonly cumulativeCostUsd: number | null;
     /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
     readonly sessionCumulativeCostUsd: number | null;
+    /** The turn's last message: where the session's next turn resumes. */
+    readonly resumeAtMessageId: string | null;
     readonly events: readonly unknown[];
     readonly agentMeta: AgentRuntimeMeta;
   },
@@ -36,6 +38,7 @@ export async function recordTurnSuccess(
     advanced_session as (
       update sessions
          set runtime_session_id = ${input.runtimeSessionId},
+             resume_at_message_id = ${input.resumeAtMessageId},
              cumulative_cost_usd = ${input.sessionCumulativeCostUsd}::double precision,
              turn_count = turn_count + 1, updated_at = now()
        where id = ${input.sessionId}

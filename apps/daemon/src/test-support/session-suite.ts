@@ -163,6 +163,9 @@ export function defineSessionSuite(backend: Backend): void {
           ...PRINT_FLAGS,
           "--resume",
           String(session.runtimeSessionId),
+          // The last message of the last successful turn: a failed turn never becomes part of it.
+          "--resume-session-at",
+          expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
           "--append-system-prompt",
           STANDING_PROMPT,
           ...EXTRA,

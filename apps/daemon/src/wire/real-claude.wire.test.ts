@@ -79,6 +79,18 @@ describe.skipIf(REAL_CLAUDE_PATH === null)(
       conversation_name: "one",
       text: "The same group, another agent.",
     });
+    /** The model refuses every request that carries this word (like a too-long input would). */
+    const POISON = "Quokka-poison-7f3e";
+    const m5 = makeDelivery({
+      conversation_id: "c-one",
+      conversation_name: "one",
+      text: `Please read ${POISON}.`,
+    });
+    const m6 = makeDelivery({
+      conversation_id: "c-one",
+      conversation_name: "one",
+      text: "After the refused message.",
+    });
     const wake = (d: Record<string, unknown>) => buildInboundWakePrompt(parseDelivery(d)).text;
     /** The model's requests of each delivery's turn, by message id. */
     const requestsOf = new Map<string, RecordedRequest[]>();
@@ -90,6 +102,11 @@ describe.skipIf(REAL_CLAUDE_PATH === null)(
       api = await startFakeMessagesApi({
         // In the first turn the "model" runs the agent's CLI; in the third, another command.
         reply: (request) => {
+          if (request.rawBody.includes(POISON)) {
+            return {
+              error: { status: 400, type: "invalid_request_error", message: "refused by gateway" },
+            };
+          }
           const prompt = lastUserPrompt(request) ?? "";
           if (toolResults(request).length > 0) return { text: "Done." };
           const probe = (id: string, command: string) => ({
@@ -121,7 +138,8 @@ describe.skipIf(REAL_CLAUDE_PATH === null)(
           baseUrl: api.url,
           home,
           path: `${decoyDir}:${process.env["PATH"] ?? ""}`,
-          extra: { TMPDIR: join(home, "tmp") },
+          // One request per refused turn, without the CLI's backoff between retries.
+          extra: { TMPDIR: join(home, "tmp"), CLAUDE_CODE_MAX_RETRIES: "0" },
         }),
         killGraceMs: 2000,
       });
@@ -216,5 +234,25 @@ describe.skipIf(REAL_CLAUDE_PATH === null)(
       const rest = JSON.stringify(systemBlocks(req(m1)).slice(1));
       for (const r of all) expect(JSON.stringify(systemBlocks(r).slice(1))).toBe(rest);
     });
+
+    it("never lets a failed turn into the session: the next turn's request holds no byte of it", async () => {
+      const refused = await td.api.deliver("alice", m5);
+      const [failed] = await td.api.settled([refused.body.delivery.id]);
+      expect(failed?.state).toBe("failed");
+      const before = api.messageRequests().length;
+      const next = await td.api.deliver("alice", m6);
+      const [done] = await td.api.settled([next.body.delivery.id]);
+      expect(done?.state, JSON.stringify(done)).toBe("completed");
+      const [request, ...more] = api.messageRequests().slice(before);
+      expect(more).toHaveLength(0);
+      if (request === undefined) throw new Error("the turn after the refused one sent nothing");
+      expect(lastUserPrompt(request)).toBe(wake(m6));
+      // The same runtime session continued from the last successful turn (m2's).
+      expect(sessionHeader(request)).toBe(sessionHeader(req(m1)));
+      expect(request.rawBody).toContain(JSON.stringify(wake(m2)).slice(1, -1));
+      for (const trace of [POISON, String(m5["id"]), "refused by gateway", "API Error"]) {
+        expect(request.rawBody).not.toContain(trace);
+      }
+    }, 240_000);
   },
 );

@@ -65,6 +65,7 @@ const VALUE_FLAGS = new Set([
   "--output-format",
   "--resume",
   "-r",
+  "--resume-session-at",
   "--append-system-prompt",
   "--plugin-dir",
   "--agent",
@@ -236,6 +237,7 @@ function resultEvent(fields: {
   errors?: string[];
   numTurns: number;
   startedAt: number;
+  apiErrorStatus?: number;
 }): Record<string, unknown> {
   const duration = Date.now() - fields.startedAt;
   return {
@@ -253,6 +255,9 @@ function resultEvent(fields: {
     modelUsage: {},
     permission_denials: [],
     ...(fields.errors === undefined ? {} : { errors: fields.errors }),
+    ...(fields.apiErrorStatus === undefined
+      ? {}
+      : { api_error_status: fields.apiErrorStatus, terminal_reason: "api_error" }),
     uuid: randomUUID(),
   };
 }
@@ -386,6 +391,7 @@ async function main(): Promise<void> {
           result: text,
           numTurns: 1,
           startedAt,
+          apiErrorStatus: 500,
         }),
       );
       return exitWith(1);

@@ -64,15 +64,17 @@ this:
 
 ## Delegation
 
-You delegate; the specialists do the work. Choose by role:
+You delegate; the specialists do the work. Each role is an agent of TalkIDE's plugin: delegate
+to it by its agent name, exactly as written below, and to no other agent. Other agents would
+see the whole \`CLAUDE.md\`; the team's agents see only what you pass them.
 
-| Role | Delegate to them | Not for them |
-| --- | --- | --- |
-| Analyst | specifications, use cases, the domain model, business goals and constraints, what the existing project does | writing code |
-| Backend developer | server code, APIs, the database and backend tests, in the project's backend stack | the user interface |
-| Frontend developer | the user interface, client code and frontend tests, in the project's frontend stack | server code |
-| Reviewer | reviewing a finished change against the specification and the team's briefings | making the change |
-| DevOps | building, starting and stopping the application, environments, ports, deployment | product decisions |
+| Role | Agent | Delegate to them | Not for them |
+| --- | --- | --- | --- |
+| Analyst | \`talkide:analyst\` | specifications, use cases, the domain model, business goals and constraints, what the existing project does | writing code |
+| Backend developer | \`talkide:backend-developer\` | server code, APIs, the database and backend tests, in the project's backend stack | the user interface |
+| Frontend developer | \`talkide:frontend-developer\` | the user interface, client code and frontend tests, in the project's frontend stack | server code |
+| Reviewer | \`talkide:reviewer\` | reviewing a finished change against the specification and the team's briefings | making the change |
+| DevOps | \`talkide:devops\` | building, starting and stopping the application, environments, ports, deployment | product decisions |
 
 Make every delegation self-contained: the goal, the context it needs (with the relevant part of
 the briefings), the files to look at by path, and what counts as done. Wait for the result,

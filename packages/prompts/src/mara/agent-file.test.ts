@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -8,6 +9,7 @@ import {
   MARA_AGENT_FILE_PATH,
   MARA_AGENT_NAME,
   MARA_PLUGIN_NAME,
+  maraPluginDigest,
   PLUGIN_MANIFEST_PATH,
   renderMaraAgentFile,
 } from "./agent-file.ts";
@@ -72,9 +74,13 @@ describe("Mara's agent file", () => {
 });
 
 describe("the plugin", () => {
-  test("is the manifest and the agent file, in that order", () => {
+  test("is the manifest, Mara's agent file and her team's, in that order", () => {
     const files = buildMaraPlugin();
-    expect(files.map((file) => file.path)).toEqual([PLUGIN_MANIFEST_PATH, MARA_AGENT_FILE_PATH]);
+    expect(files.map((file) => file.path)).toEqual([
+      PLUGIN_MANIFEST_PATH,
+      MARA_AGENT_FILE_PATH,
+      ...TEAM.map((name) => `agents/${name}.md`),
+    ]);
     expect(files[1]?.content).toBe(agentFile);
     expect(MARA_AGENT_FILE_PATH).toBe("agents/talkide-pm.md");
     expect(PLUGIN_MANIFEST_PATH).toBe(".claude-plugin/plugin.json");
@@ -93,5 +99,67 @@ describe("the plugin", () => {
   test("the manifest shown in the spec is the one built", () => {
     const manifest = buildMaraPlugin()[0]?.content ?? "";
     expect(readFileSync(specPage("agent-file.md"), "utf8")).toContain(`\`\`\`\n${manifest}\`\`\``);
+  });
+});
+
+const TEAM = ["analyst", "backend-developer", "frontend-developer", "reviewer", "devops"];
+
+describe("the team agents", () => {
+  const spec = readFileSync(specPage("agent-file.md"), "utf8");
+  const teamFiles = buildMaraPlugin().slice(2);
+
+  test("are the files the spec page shows, byte for byte", () => {
+    for (const file of teamFiles) {
+      expect(spec).toContain(`\`\`\`agent ${file.path}\n${file.content}\`\`\`\n`);
+    }
+  });
+
+  test("never see CLAUDE.md: omitClaudeMd in the front matter, and they are told so", () => {
+    for (const file of teamFiles) {
+      const { data, body } = frontMatter(file.content);
+      const name = file.path.replace(/^agents\/|\.md$/g, "");
+      expect(data).toEqual({ name, description: expect.any(String) as string, omitClaudeMd: true });
+      expect(body).toContain("You do not see the project's\n  `CLAUDE.md`");
+      expect(body).toMatch(/## Your Lane\n/);
+      expect(file.content.normalize("NFC")).toBe(file.content);
+      expect(file.content).not.toMatch(/[ \t]$/m);
+      expect(file.content.endsWith("\n") && !file.content.endsWith("\n\n")).toBe(true);
+    }
+  });
+
+  test("carry the port guard: ports only from the YAML, never from an argument", () => {
+    for (const file of teamFiles) {
+      const body = file.content.replace(/\n\s*/g, " ");
+      expect(body).toContain("only from `.talkide/project.yml`, with `talkide-ports show`");
+      expect(body).toContain("never from a command-line argument");
+      expect(body).toContain("`platform.reserved_ports` belong to TalkIDE");
+      expect(body).not.toMatch(/\b\d{4}\b/);
+    }
+  });
+
+  test("Mara's delegation table names exactly the agents the plugin carries", () => {
+    const named = [...agentFile.matchAll(/^\| [^|]+ \| `([^`]+)` \|/gm)].map((m) => m[1]);
+    expect(named).toEqual(TEAM.map((name) => `${MARA_PLUGIN_NAME}:${name}`));
+    expect(teamFiles.map((file) => `${MARA_PLUGIN_NAME}:${frontMatterName(file.content)}`)).toEqual(
+      named,
+    );
+  });
+});
+
+function frontMatterName(text: string): string {
+  return (frontMatter(text).data as { name: string }).name;
+}
+
+describe("maraPluginDigest", () => {
+  test("hashes the agent file's bytes and every file of the plugin, framed by path and length", () => {
+    const digest = maraPluginDigest();
+    expect(digest.agentSha256).toBe(createHash("sha256").update(agentFile, "utf8").digest("hex"));
+    const plugin = createHash("sha256");
+    for (const file of buildMaraPlugin()) {
+      const bytes = Buffer.from(file.content, "utf8");
+      plugin.update(`${file.path}\0${bytes.length}\0`).update(bytes);
+    }
+    expect(digest.pluginSha256).toBe(plugin.digest("hex"));
+    expect(maraPluginDigest()).toEqual(digest);
   });
 });

@@ -4,7 +4,9 @@
  * `<plugin name>:<agent name>`, the plugin name coming from `.claude-plugin/plugin.json` and
  * the agent name from the agent file's front matter.
  */
+import { createHash } from "node:crypto";
 import { MARA_AGENT_FILE_TEXT } from "./agent-file-text.ts";
+import { renderTeamAgentFile, TEAM_AGENTS } from "./team-agents.ts";
 
 /** `name` in the plugin manifest: the namespace of the plugin's agents. */
 export const MARA_PLUGIN_NAME = "talkide";
@@ -45,10 +47,46 @@ function renderPluginManifest(): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** The files of the Claude Code plugin directory that carries Mara, in a fixed order. */
+/**
+ * The files of the Claude Code plugin directory that carries Mara and her team, in a fixed
+ * order: the manifest, Mara's agent file, then the team agents in the order of her delegation
+ * table.
+ */
 export function buildMaraPlugin(): readonly PluginFile[] {
   return [
     { path: PLUGIN_MANIFEST_PATH, content: renderPluginManifest() },
     { path: MARA_AGENT_FILE_PATH, content: renderMaraAgentFile() },
+    ...TEAM_AGENTS.map((agent) => ({
+      path: `agents/${agent.name}.md`,
+      content: renderTeamAgentFile(agent),
+    })),
   ];
+}
+
+/** sha256 (hex) of what a Mara session is started with; see `maraPluginDigest`. */
+export interface MaraPluginDigest {
+  /** Of Mara's agent file, its UTF-8 bytes. */
+  readonly agentSha256: string;
+  /** Of the whole plugin directory: every file's path, length and bytes, in the fixed order. */
+  readonly pluginSha256: string;
+}
+
+/**
+ * The digests a backend session records when it starts. Claude Code keeps a session's first
+ * system prompt (Mara's agent prompt) and its agent definitions for the whole session, so a
+ * session whose digests differ from the current release must not be resumed: the next turn
+ * starts a fresh one.
+ */
+export function maraPluginDigest(): MaraPluginDigest {
+  const plugin = createHash("sha256");
+  for (const file of buildMaraPlugin()) {
+    const bytes = Buffer.from(file.content, "utf8");
+    // Path and length frame each file, so no two different plugins hash the same input.
+    plugin.update(`${file.path}\0${bytes.length}\0`);
+    plugin.update(bytes);
+  }
+  return {
+    agentSha256: createHash("sha256").update(renderMaraAgentFile(), "utf8").digest("hex"),
+    pluginSha256: plugin.digest("hex"),
+  };
 }

@@ -1,8 +1,16 @@
 import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { waitFor } from "../test-support/harness.ts";
-import { killOrphanedTurnProcesses } from "./orphans.ts";
+import { killLeftoverProcesses } from "./leftover-processes.ts";
+
+async function waitFor<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  for (let i = 0; i < 500; i += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 function alive(pid: number): boolean {
   try {
@@ -22,11 +30,11 @@ async function countCarrying(variable: string): Promise<number> {
   return count;
 }
 
-describe.skipIf(process.platform !== "linux")("killOrphanedTurnProcesses", () => {
+describe.skipIf(process.platform !== "linux")("killLeftoverProcesses", () => {
   it("kills every process carrying the turn id, children included, and nothing else", async () => {
     const sleeper = (turnId: string) =>
       spawn("/bin/sh", ["-c", "sleep 60 & wait"], {
-        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TICLAWK_TURN_ID: turnId },
+        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", TEST_TURN_ID: turnId },
         detached: true,
         stdio: "ignore",
       });
@@ -37,12 +45,12 @@ describe.skipIf(process.platform !== "linux")("killOrphanedTurnProcesses", () =>
     try {
       // Wait until the shell has started its `sleep` child (two processes carry turn-a).
       const result = await waitFor(async () => {
-        const count = await countCarrying("TICLAWK_TURN_ID=turn-a");
+        const count = await countCarrying("TEST_TURN_ID=turn-a");
         return count >= 2 ? count : null;
       }, "the orphan's child to start");
       expect(result).toBeGreaterThanOrEqual(2);
 
-      const { supported, killed } = await killOrphanedTurnProcesses(["turn-a"]);
+      const { supported, killed } = await killLeftoverProcesses("TEST_TURN_ID", ["turn-a"]);
       expect(supported).toBe(true);
       expect(killed).toContain(targetPid);
       expect(killed.length).toBeGreaterThanOrEqual(2);
@@ -62,7 +70,10 @@ describe.skipIf(process.platform !== "linux")("killOrphanedTurnProcesses", () =>
     }
   });
 
-  it("does nothing for no turn ids", async () => {
-    expect(await killOrphanedTurnProcesses([])).toEqual({ supported: true, killed: [] });
+  it("does nothing for no values", async () => {
+    expect(await killLeftoverProcesses("TEST_TURN_ID", [])).toEqual({
+      supported: true,
+      killed: [],
+    });
   });
 });

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
+import { startServiceChild } from "../test-support/service-child-process.ts";
+import { TURN_ID_VARIABLE } from "./turn-runner.ts";
+
+/** Live (not zombie) processes whose environment carries `TALKIDE_TURN_ID=<turnId>`. */
+async function processesOfTurn(turnId: string): Promise<number[]> {
+  const marker = `${TURN_ID_VARIABLE}=${turnId}`;
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const [environ, stat] = await Promise.all([
+      readFile(`/proc/${entry}/environ`, "utf8").catch(() => ""),
+      readFile(`/proc/${entry}/stat`, "utf8").catch(() => ""),
+    ]);
+    // The state letter follows the parenthesised command name; Z is a zombie (already dead).
+    const state = /\) (\S)/.exec(stat)?.[1];
+    if (state !== undefined && state !== "Z" && environ.split("\0").includes(marker)) {
+      found.push(Number(entry));
+    }
+  }
+  return found;
+}
+
+async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  for (let i = 0; i < 1500; i += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.skipIf(process.platform !== "linux")(
+  "kill -9 of the service in the middle of a turn",
+  () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-kill9-"));
+    const leftovers: number[] = [];
+    afterAll(() => {
+      for (const pid of leftovers) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it("leaves no process of the earlier run alive when the restarted service takes its first turn", async () => {
+      // The "agent" starts a helper that leaves the process group (setsid), then hangs: a turn
+      // that is still running, with a descendant a process-group kill would not reach.
+      const first = await startServiceChild(dataDir, {
+        TALKIDE_CLAUDE_ENV_PASSTHROUGH: "FAKE_CLAUDE_SCENARIO,FAKE_CLAUDE_RUN",
+        FAKE_CLAUDE_SCENARIO: "hang",
+        FAKE_CLAUDE_RUN: "setsid sleep 300 >/dev/null 2>&1 &",
+      });
+      const token = (await first.waitFor(/TALKIDE_TOKEN=(tkbe_\S+)/))[1] ?? "";
+      const posted = await api<{ turn: { id: string } }>(
+        first,
+        token,
+        "POST",
+        "/v1/projects/1/messages",
+        {
+          text: "start something long",
+        },
+      );
+      expect(posted.status).toBe(202);
+      const turnId = posted.body.turn.id;
+      // claude (the fake, hanging) and the helper it started both carry the turn id.
+      const running = await until(async () => {
+        const pids = await processesOfTurn(turnId);
+        return pids.length >= 2 ? pids : null;
+      }, "the turn's processes to start");
+      leftovers.push(...running);
+
+      first.process.kill("SIGKILL");
+      expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
+      // The bug this guards against: the turn's processes outlive the killed service.
+      expect((await processesOfTurn(turnId)).length).toBeGreaterThanOrEqual(2);
+
+      const second = await startServiceChild(dataDir);
+      try {
+        // Listening means start-up is over and no turn has run yet: nothing of the old run lives.
+        expect(await processesOfTurn(turnId)).toEqual([]);
+        expect(second.output()).toContain("ended their processes");
+        const turns = await api<{
+          turns: Array<{ id: string; status: string; error: { code: string } | null }>;
+        }>(second, token, "GET", "/v1/projects/1/turns");
+        expect(turns.body.turns.map((t) => [t.id, t.status, t.error?.code ?? null])).toEqual([
+          [turnId, "failed", "service_restarted"],
+        ]);
+        const next = await sendMessage(second, token, 1, "and now?");
+        expect(terminalEvent(next.events).event).toBe("turn.succeeded");
+      } finally {
+        second.process.kill("SIGTERM");
+        await second.exited;
+      }
+    }, 180_000);
+  },
+);

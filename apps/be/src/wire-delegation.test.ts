@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { systemPromptText, type RecordedRequest } from "@talkide/claude-cli/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  MARA_PROMPT,
+  REAL_CLAUDE,
+  startWireBench,
+  warnIfNoRealClaude,
+  type WireBench,
+} from "./test-support/wire-harness.ts";
+
+warnIfNoRealClaude("the @talkide/be delegation wire suite");
+
+/** What Mara passes to the analyst: the slice of the briefings its task needs, nothing else. */
+const SLICE = "Write the specification of the order form. The team wants state kept in one store.";
+const ANALYST_TITLE = "# Analyst of a TalkIDE Team";
+
+/**
+ * At the wire: Mara, run by the service with her plugin, delegates to the team's analyst. The
+ * analyst's requests carry the delegation and no byte of the project's CLAUDE.md.
+ */
+describe.skipIf(REAL_CLAUDE === null)("at the wire: a delegated team agent", () => {
+  let bench: WireBench;
+
+  beforeAll(async () => {
+    bench = await startWireBench("split");
+    bench.fake.setReply((request) => {
+      // Mara delegates once; the analyst and Mara's follow-up just finish.
+      if (
+        systemPromptText(request).includes(MARA_PROMPT) &&
+        !request.rawBody.includes("tool_result")
+      ) {
+        return {
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_01DelegateAnalyst",
+              name: "Agent",
+              input: {
+                description: "Order form spec",
+                prompt: SLICE,
+                subagent_type: "talkide:analyst",
+              },
+            },
+          ],
+        };
+      }
+      return { text: "Done." };
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await bench.close();
+  });
+
+  it("gets the slice Mara passed and nothing of CLAUDE.md", async () => {
+    const project = await bench.newProject();
+    const before = bench.fake.messageRequests().length;
+    await bench.turn(bench.anna, project.id, "Potřebujeme objednávkový formulář.", "delegation");
+    const requests = bench.fake.messageRequests().slice(before);
+    const analyst: RecordedRequest[] = requests.filter((r) =>
+      systemPromptText(r).includes(ANALYST_TITLE),
+    );
+    expect(analyst.length).toBeGreaterThan(0);
+    const claudeMd = readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8");
+    const writer = readFileSync(join(project.workspaceDir, ".talkide", "active-writer.md"), "utf8");
+    for (const request of analyst) {
+      expect(request.rawBody).toContain(JSON.stringify(SLICE).slice(1, -1));
+      expect(request.rawBody).not.toContain("(project instructions");
+      // Every line of the rendered files that is more than a heading: roster, briefings, names.
+      for (const line of [...claudeMd.split("\n"), ...writer.split("\n")]) {
+        if (line.length < 12 || line.startsWith("@")) continue;
+        expect(request.rawBody).not.toContain(JSON.stringify(line).slice(1, -1));
+      }
+    }
+    // Mara herself still reads CLAUDE.md: the rule is about the delegated agent only.
+    const mara = requests.find((r) => systemPromptText(r).includes(MARA_PROMPT));
+    expect(mara?.rawBody).toContain("(project instructions");
+  }, 180_000);
+});

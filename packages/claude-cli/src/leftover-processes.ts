@@ -1,0 +1,53 @@
+import { readdir, readFile } from "node:fs/promises";
+
+/**
+ * Finds and kills the processes a killed service left behind: a turn's `claude` runs in a
+ * detached process group (so a timeout can end everything it started), which therefore
+ * outlives a service that dies by `kill -9`, a crash or an out-of-memory kill. Before that
+ * turn's session runs again, its leftovers must be gone, or two processes would work on one
+ * session (and one workspace) at the same time.
+ *
+ * The service marks every spawn with a variable in the child's environment (`variable=value`,
+ * e.g. the turn id). Every descendant inherits it, also one that left the process group
+ * (`setsid`, a daemonizing tool), and a recycled pid cannot carry it: so processes are
+ * recognised by `/proc/<pid>/environ`, not by a stored pid. Linux only: without `/proc`
+ * nothing is found and `supported` is false, for the caller to log.
+ */
+export async function killLeftoverProcesses(
+  variable: string,
+  values: readonly string[],
+): Promise<{ readonly supported: boolean; readonly killed: readonly number[] }> {
+  if (values.length === 0) return { supported: true, killed: [] };
+  const wanted = new Set(values.map((value) => `${variable}=${value}`));
+  let entries: string[];
+  try {
+    entries = await readdir("/proc");
+  } catch {
+    return { supported: false, killed: [] };
+  }
+  const killed: number[] = [];
+  // A process may fork while we look; a few passes catch children born during the first.
+  for (let pass = 0; pass < 3; pass += 1) {
+    let found = 0;
+    for (const entry of pass === 0 ? entries : await readdir("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+      let environ: string;
+      try {
+        environ = await readFile(`/proc/${entry}/environ`, "utf8");
+      } catch {
+        continue; // gone already, or not ours to read
+      }
+      if (!environ.split("\0").some((v) => wanted.has(v))) continue;
+      try {
+        process.kill(pid, "SIGKILL");
+        killed.push(pid);
+        found += 1;
+      } catch {
+        // exited between the read and the kill
+      }
+    }
+    if (found === 0) break;
+  }
+  return { supported: true, killed };
+}
