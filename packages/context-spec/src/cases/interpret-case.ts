@@ -4,11 +4,7 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { templateBlock } from "../interpreter/fenced-blocks.ts";
-import {
-  interpret,
-  type InterpretResult,
-  VALIDATING_CONTEXTS,
-} from "../interpreter/interpret.ts";
+import { interpret, type InterpretResult, VALIDATING_CONTEXTS } from "../interpreter/interpret.ts";
 import type { Suite } from "./scan.ts";
 
 /** The suite's template text, or null when suite.json names no template. */
