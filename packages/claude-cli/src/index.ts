@@ -18,3 +18,15 @@ export {
   parseClaudeVersion,
   type DetectClaudeVersionOptions,
 } from "./version.ts";
+export {
+  assertWorkspaceIsolated,
+  ensureWorkspaceRepository,
+  findIsolationBreaches,
+  findWorkspaceInstructionFiles,
+  HERMETIC_CLAUDE_ENV,
+  MANAGED_CLAUDE_DIR,
+  WorkspaceIsolationError,
+  type IsolationBreach,
+  type IsolationOptions,
+  type IsolationSource,
+} from "./workspace-isolation.ts";
