@@ -25,6 +25,7 @@ async function startChild(dataDir: string, pauseFile: string): Promise<Child> {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       TALKIDE_DATA_DIR: dataDir,
+      TALKIDE_WORKSPACES_DIR: join(dataDir, "workspaces"),
       TALKIDE_PORT: "0",
       TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
       ANTHROPIC_API_KEY: "test-key",
