@@ -113,7 +113,11 @@ export async function findIsolationBreaches(options: IsolationOptions): Promise<
     const path = join(managedDir, entry);
     if (await exists(path)) breaches.push({ path, source: "managed" });
   }
-  if (isInside(configDir, workspace) || isInside(workspace, configDir)) {
+  const nested =
+    options.isRoot === true
+      ? false
+      : isInside(configDir, workspace) || isInside(workspace, configDir);
+  if (nested) {
     breaches.push({ path: configDir, source: "config_dir" });
   }
   return breaches;
