@@ -4,12 +4,13 @@ import { ConfigError, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
   it("has defaults that work on a fresh machine", () => {
-    const config = loadConfig({}, "/srv/app");
+    const config = loadConfig({ HOME: "/home/anna" }, "/srv/app");
     expect(config).toEqual({
       host: "127.0.0.1",
       port: 9090,
       dataDir: "/srv/app/.data/be",
-      workspacesDir: "/srv/app/.data/be/workspaces",
+      // Outside the checkout, one directory per data dir (12 hex of its sha256).
+      workspacesDir: "/home/anna/.local/share/talkide/be/workspaces-8c8eb285c8b9",
       databaseUrl: null,
       claudePath: null,
       claudeConfigDir: "/srv/app/.data/be/claude",
@@ -24,6 +25,16 @@ describe("loadConfig", () => {
       demo: true,
       logLevel: "info",
     });
+  });
+
+  it("puts the default workspaces under XDG_DATA_HOME when it is an absolute path", () => {
+    expect(
+      loadConfig({ HOME: "/home/anna", XDG_DATA_HOME: "/data" }, "/srv/app").workspacesDir,
+    ).toBe("/data/talkide/be/workspaces-8c8eb285c8b9");
+    // A relative XDG_DATA_HOME is invalid by the XDG spec and ignored.
+    expect(
+      loadConfig({ HOME: "/home/anna", XDG_DATA_HOME: "data" }, "/srv/app").workspacesDir,
+    ).toBe("/home/anna/.local/share/talkide/be/workspaces-8c8eb285c8b9");
   });
 
   it("reads every variable, resolving relative paths against the working directory", () => {

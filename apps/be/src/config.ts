@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 
@@ -11,7 +13,10 @@ export interface Config {
   readonly port: number;
   /** Absolute. Holds the embedded database, the plugin directory and Claude's own state. */
   readonly dataDir: string;
-  /** Absolute. Each project gets `<workspacesDir>/project-<id>`. */
+  /**
+   * Absolute. Each project gets `<workspacesDir>/project-<id>`, its own git repository. The
+   * default lies under the user's data home, outside the checkout: see `defaultWorkspacesDir`.
+   */
   readonly workspacesDir: string;
   /** PostgreSQL server connection string; absent means the embedded database. */
   readonly databaseUrl: string | null;
@@ -86,6 +91,8 @@ const envSchema = z.object({
   TALKIDE_PORT: integer(9090, 0, 65535),
   TALKIDE_DATA_DIR: optionalText,
   TALKIDE_WORKSPACES_DIR: optionalText,
+  XDG_DATA_HOME: optionalText,
+  HOME: optionalText,
   DATABASE_URL: z.preprocess(
     blankToUndefined,
     z
@@ -126,6 +133,26 @@ const envSchema = z.object({
       .optional(),
   ),
 });
+
+/**
+ * `$XDG_DATA_HOME/talkide/be/workspaces-<12 hex of the data dir's sha256>` (XDG_DATA_HOME
+ * defaults to `~/.local/share`). Workspaces must not sit inside the checkout: Claude Code would
+ * load the repository's own instruction files and see its git work tree (contract section 6).
+ * The data dir's hash keeps two installations (or a reset database, whose project ids start
+ * at 1 again) from sharing workspaces.
+ */
+export function defaultWorkspacesDir(
+  dataDir: string,
+  xdgDataHome: string | undefined,
+  home: string | undefined,
+): string {
+  const dataHome =
+    xdgDataHome !== undefined && isAbsolute(xdgDataHome)
+      ? xdgDataHome
+      : join(home ?? homedir(), ".local", "share");
+  const tag = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
+  return join(dataHome, "talkide", "be", `workspaces-${tag}`);
+}
 
 function absolute(path: string, cwd: string): string {
   return isAbsolute(path) ? path : resolve(cwd, path);
@@ -171,7 +198,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     host: e.TALKIDE_HOST,
     port: e.TALKIDE_PORT,
     dataDir,
-    workspacesDir: absolute(e.TALKIDE_WORKSPACES_DIR ?? join(dataDir, "workspaces"), cwd),
+    workspacesDir:
+      e.TALKIDE_WORKSPACES_DIR === undefined
+        ? defaultWorkspacesDir(dataDir, e.XDG_DATA_HOME, e.HOME)
+        : absolute(e.TALKIDE_WORKSPACES_DIR, cwd),
     databaseUrl: e.DATABASE_URL ?? null,
     claudePath: claudePathFrom(e.TALKIDE_CLAUDE_PATH, cwd),
     claudeConfigDir: absolute(e.TALKIDE_CLAUDE_CONFIG_DIR ?? join(dataDir, "claude"), cwd),

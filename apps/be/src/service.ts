@@ -5,8 +5,9 @@ import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
-import { findBundledClaudePath, killLeftoverProcesses } from "@talkide/claude-cli";
+import { findBundledClaudePath, HERMETIC_CLAUDE_ENV, killLeftoverProcesses } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE, TurnRunner } from "./agent/turn-runner.ts";
+import { assertWorkspacesIsolated, assertWorkspacesRootIsolated } from "./agent/workspace-guard.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
@@ -60,6 +61,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await mkdir(config.claudeConfigDir, { recursive: true });
   const claudeTmpDir = join(config.dataDir, "claude-tmp");
   await mkdir(claudeTmpDir, { recursive: true });
+  // Before anything else starts: no instruction source around the workspaces (contract 6).
+  await assertWorkspacesRootIsolated(config.workspacesDir, config.claudeConfigDir);
 
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const cleanups: Array<() => Promise<void>> = [() => database.close()];
@@ -90,6 +93,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       );
     }
     await removeLeftoverTemporaryFiles(database, logger);
+    const projects = await database.db.selectFrom("projects").select("workspace_dir").execute();
+    await assertWorkspacesIsolated({
+      existingWorkspaces: projects.map((p) => p.workspace_dir),
+      claudeConfigDir: config.claudeConfigDir,
+    });
+    logger.info({ workspacesDir: config.workspacesDir }, "workspaces are isolated");
 
     // Mara's plugin lives in the service's data directory, outside every project.
     const pluginDir = join(config.dataDir, "plugins", "talkide-mara");
@@ -140,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         pluginDir,
         agentName: MARA_AGENT_NAME,
         pinned: maraPluginDigest(),
+        claudeConfigDir: config.claudeConfigDir,
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
         timeoutMs: config.turnTimeoutMs,
@@ -153,6 +163,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             passthrough: config.claudeEnvPassthrough,
             parentEnv,
           }),
+          // No auto memory, no git status block: nothing reaches the model we did not decide.
+          ...HERMETIC_CLAUDE_ENV,
           ...options.claudeEnvOverrides,
         }),
       },

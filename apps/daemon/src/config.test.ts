@@ -13,6 +13,7 @@ describe("loadConfig", () => {
       turnTimeoutMs: 1_800_000,
       maxAttempts: 3,
       claudePath: "claude",
+      claudeConfigDir: "/srv/app/.data/daemon/claude",
       claudeExtraArgs: [],
       logLevel: "info",
     });
@@ -32,6 +33,7 @@ describe("loadConfig", () => {
         TALKIDE_DAEMON_TURN_TIMEOUT_MS: "5000",
         TALKIDE_DAEMON_MAX_ATTEMPTS: "5",
         TALKIDE_CLAUDE_PATH: "/opt/claude",
+        TALKIDE_CLAUDE_CONFIG_DIR: "claude-state",
         TALKIDE_CLAUDE_EXTRA_ARGS: '["--model", "opus"]',
         TALKIDE_HOST_ID: "box-1",
         TALKIDE_DAEMON_LOG_LEVEL: "warn",
@@ -47,6 +49,7 @@ describe("loadConfig", () => {
       turnTimeoutMs: 5000,
       maxAttempts: 5,
       claudePath: "/opt/claude",
+      claudeConfigDir: "/x/claude-state",
       claudeExtraArgs: ["--model", "opus"],
       hostId: "box-1",
       logLevel: "warn",

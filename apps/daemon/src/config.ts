@@ -36,6 +36,7 @@ const envSchema = z.object({
   ),
   TALKIDE_DAEMON_MAX_ATTEMPTS: positiveInt("TALKIDE_DAEMON_MAX_ATTEMPTS").default(3),
   TALKIDE_CLAUDE_PATH: z.string().min(1).default("claude"),
+  TALKIDE_CLAUDE_CONFIG_DIR: z.string().min(1).optional(),
   TALKIDE_CLAUDE_EXTRA_ARGS: z
     .string()
     .transform((text, ctx) => {
@@ -81,6 +82,11 @@ export interface DaemonConfig {
   /** How many times a delivery may be started before an interruption fails it for good. */
   readonly maxAttempts: number;
   readonly claudePath: string;
+  /**
+   * Absolute. `CLAUDE_CONFIG_DIR` of every turn: the daemon's own (sessions, settings), never
+   * the operator's `~/.claude`, whose instructions would reach every agent.
+   */
+  readonly claudeConfigDir: string;
   /** Appended to every turn's argv after the daemon's own extra arguments. */
   readonly claudeExtraArgs: readonly string[];
   readonly hostId: string;
@@ -124,6 +130,10 @@ export function loadConfig(
     turnTimeoutMs: v.TALKIDE_DAEMON_TURN_TIMEOUT_MS,
     maxAttempts: v.TALKIDE_DAEMON_MAX_ATTEMPTS,
     claudePath: v.TALKIDE_CLAUDE_PATH,
+    claudeConfigDir: resolve(
+      cwd,
+      v.TALKIDE_CLAUDE_CONFIG_DIR ?? resolve(cwd, v.TALKIDE_DAEMON_DATA_DIR, "claude"),
+    ),
     claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
     hostId: v.TALKIDE_HOST_ID ?? sanitizeHostId(hostname()),
     logLevel: v.TALKIDE_DAEMON_LOG_LEVEL,

@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import { assertWorkspaceIsolated } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import type { DaemonConfig } from "./config.ts";
 import { lockDataDir, loadOrCreateAdminToken } from "./data-dir.ts";
@@ -10,10 +12,12 @@ import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
+import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
 import { killOrphanedTurnProcesses } from "./runtime/orphans.ts";
 import { writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
+import { listAgents } from "./store/agents.ts";
 import { recoverInterrupted } from "./store/deliveries.ts";
 import { ensureAdminToken, generateToken } from "./store/tokens.ts";
 import { definedEntries } from "./util/env.ts";
@@ -108,6 +112,18 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       );
     }
 
+    // Contract section 6: no instruction source around any agent's workspace, in the CLI's
+    // config dir or in the managed policy dir; otherwise the daemon does not start.
+    await mkdir(config.claudeConfigDir, { recursive: true, mode: 0o700 });
+    await assertWorkspaceIsolated(
+      { workspace: "/", isRoot: true, claudeConfigDir: config.claudeConfigDir },
+      "The Claude Code config dir (TALKIDE_CLAUDE_CONFIG_DIR)",
+    );
+    await assertAgentWorkspacesIsolated(
+      (await listAgents(db)).map((agent) => agent.workspace_dir),
+      config.claudeConfigDir,
+    );
+
     const adminToken = await loadOrCreateAdminToken(config.dataDir, generateToken);
     await ensureAdminToken(db, adminToken);
     const ticlawk = await writeTiclawkWrapper(config.dataDir);
@@ -143,6 +159,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         standingPrompt,
         hostId: config.hostId,
         ticlawkBinDir: ticlawk.binDir,
+        claudeConfigDir: config.claudeConfigDir,
         baseEnv,
         extensions,
         daemonUrl: () => baseUrl,
@@ -168,6 +185,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
 
     const closing = new AbortController();
     const app = buildServer({
+      claudeConfigDir: config.claudeConfigDir,
       db,
       databaseKind: database.kind,
       events,

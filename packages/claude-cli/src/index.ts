@@ -31,3 +31,14 @@ export {
   changedInstructionReminderBytes,
   type ChangedInstructionFile,
 } from "./instruction-reminder.ts";
+  assertWorkspaceIsolated,
+  ensureWorkspaceRepository,
+  findIsolationBreaches,
+  findWorkspaceInstructionFiles,
+  HERMETIC_CLAUDE_ENV,
+  MANAGED_CLAUDE_DIR,
+  WorkspaceIsolationError,
+  type IsolationBreach,
+  type IsolationOptions,
+  type IsolationSource,
+} from "./workspace-isolation.ts";

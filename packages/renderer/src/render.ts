@@ -1,3 +1,4 @@
+import { importSafe } from "./import-safe.ts";
 import type { RenderState } from "./state.ts";
 import {
   ACTIVE_WRITER_HEADING,
@@ -41,7 +42,7 @@ export interface RenderContextFilesOptions {
   readonly layout: "single" | "split";
 }
 
-/** CLAUDE.md v1, single-file form: the exact bytes the conformance cases pin. */
+/** CLAUDE.md v2, single-file form: the exact bytes the conformance cases pin. */
 export function renderClaudeMd(state: RenderState): string {
   return renderSharedPart(state) + renderActiveWriter(state);
 }
@@ -66,26 +67,26 @@ function renderSharedPart(state: RenderState): string {
   const project = state.project;
   let text =
     PROJECT_NAME +
-    project.name +
+    importSafe(project.name) +
     PROJECT_URL +
-    (project.url ?? EM_DASH) +
+    (project.url === null ? EM_DASH : importSafe(project.url)) +
     PROJECT_DESCRIPTION +
-    (project.description ?? EM_DASH) +
+    (project.description === null ? EM_DASH : importSafe(project.description)) +
     PROJECT_BACKEND +
-    project.backendLanguage +
+    importSafe(project.backendLanguage) +
     TECH_SEPARATOR +
-    project.backendFramework +
+    importSafe(project.backendFramework) +
     PROJECT_FRONTEND +
-    project.frontendLanguage +
+    importSafe(project.frontendLanguage) +
     TECH_SEPARATOR +
-    project.frontendFramework +
+    importSafe(project.frontendFramework) +
     MIDDLE;
   for (const member of state.team) {
     text +=
       MEMBER_OPEN +
-      member.salutation +
+      importSafe(member.salutation) +
       MEMBER_BRIEFING +
-      quoteBriefing(member.teamBriefing ?? EM_DASH) +
+      quoteBriefing(member.teamBriefing === null ? EM_DASH : importSafe(member.teamBriefing)) +
       "\n";
   }
   return text + BEFORE_ACTIVE_WRITER;
@@ -94,7 +95,8 @@ function renderSharedPart(state: RenderState): string {
 /** `# Aktuálně píše`, then the active writer's salutation on a line of its own. */
 function renderActiveWriter(state: RenderState): string {
   for (const member of state.team) {
-    if (member.id === state.activeMemberId) return ACTIVE_WRITER_HEADING + member.salutation + "\n";
+    if (member.id === state.activeMemberId)
+      return ACTIVE_WRITER_HEADING + importSafe(member.salutation) + "\n";
   }
   // parseRenderState admits no state whose active member is missing from the team.
   throw new Error("unreachable: the render state was not produced by parseRenderState");

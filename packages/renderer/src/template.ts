@@ -1,5 +1,5 @@
 /**
- * The static text of CLAUDE.md v1, cut at the placeholders of the spec's template
+ * The static text of CLAUDE.md v2, cut at the placeholders of the spec's template
  * (`packages/context-spec/spec/claude-md.md`). The conformance cases pin every byte of it;
  * changing a single byte here fails them.
  */

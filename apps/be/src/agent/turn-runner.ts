@@ -6,6 +6,7 @@ import {
   turnErrorFor,
   type ClaudeStreamEvent,
   type ClaudeTurnResult,
+  WorkspaceIsolationError,
 } from "@talkide/claude-cli";
 import type { MaraPluginDigest } from "@talkide/prompts";
 import { derivePorts, probePort } from "@talkide/ports";
@@ -18,6 +19,7 @@ import type { AgentSessionsTable, DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
+import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
 
 export interface ClaudeSettings {
   readonly claudePath: string;
@@ -27,6 +29,8 @@ export interface ClaudeSettings {
   readonly agentName: string;
   /** What the plugin directory holds: a session started with other bytes is not resumed. */
   readonly pinned: MaraPluginDigest;
+  /** The CLI's `CLAUDE_CONFIG_DIR`: checked before every spawn, with the workspace's ancestors. */
+  readonly claudeConfigDir: string;
   readonly permissionMode: "default" | "acceptEdits" | "plan";
   readonly allowedTools: readonly string[];
   readonly timeoutMs: number;
@@ -254,6 +258,7 @@ export class TurnRunner {
         await this.resetSession(turn, live, staleSession, "agent_changed");
       }
       const workspaceDir = await this.prepare(turn, live);
+      await this.guard(turn, workspaceDir, live);
       await this.reportBusyPorts(turn.project_id, live);
       let result = await this.spawn(turn, workspaceDir, session, live);
       let resumedFrom = session;
@@ -345,6 +350,38 @@ export class TurnRunner {
         "context_write_failed",
         `The context files could not be written${code === undefined ? "" : ` (${code})`}; nothing was spawned. Check that the workspace directory is writable.`,
       );
+    }
+  }
+
+  /**
+   * Isolation before the spawn (see workspace-guard.ts): a breach fails the turn without
+   * spawning; instruction files the agent wrote inside the workspace go into an event and the
+   * turn record.
+   */
+  private async guard(turn: TurnRow, workspaceDir: string, live: LiveTurn): Promise<void> {
+    let guarded: GuardedWorkspace;
+    try {
+      guarded = await guardWorkspace(workspaceDir, this.options.claude.claudeConfigDir);
+    } catch (error) {
+      if (error instanceof WorkspaceIsolationError)
+        throw new TurnFailure("workspace_not_isolated", `${error.message} Nothing was spawned.`);
+      this.options.logger.error({ err: error, turnId: turn.id }, "workspace check failed");
+      throw new TurnFailure(
+        "workspace_check_failed",
+        `${error instanceof Error ? error.message : String(error)} Nothing was spawned.`,
+      );
+    }
+    await this.options.db
+      .updateTable("turns")
+      .set({ workspace_instruction_files: JSON.stringify(guarded.instructionFiles) })
+      .where("id", "=", turn.id)
+      .execute();
+    if (guarded.instructionFiles.length > 0) {
+      live.emit("workspace.instructions", {
+        files: guarded.instructionFiles,
+        message:
+          "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
+      });
     }
   }
 

@@ -94,6 +94,8 @@ export interface TurnsTable {
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** JSON array of workspace-relative paths; null until the pre-spawn check ran. */
+  workspace_instruction_files: ColumnType<string | null, never, string | null>;
 }
 
 export interface TurnEventsTable {

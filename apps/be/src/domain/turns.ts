@@ -26,6 +26,11 @@ export interface TurnView {
   readonly error: { readonly code: string; readonly message: string } | null;
   readonly costUsd: number | null;
   readonly cumulativeCostUsd: number | null;
+  /**
+   * Instruction files found inside the workspace before the spawn that the backend did not
+   * write (e.g. an agent's `CLAUDE.local.md` or `.claude/rules/…`); empty when none or unchecked.
+   */
+  readonly workspaceInstructionFiles: readonly string[];
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
@@ -49,6 +54,10 @@ export function turnView(row: TurnRow): TurnView {
         : { code: row.error_code, message: row.error_message ?? row.error_code },
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
+    workspaceInstructionFiles:
+      row.workspace_instruction_files === null
+        ? []
+        : (JSON.parse(row.workspace_instruction_files) as string[]),
     createdAt: toRfc3339(row.created_at),
     startedAt: toRfc3339OrNull(row.started_at),
     finishedAt: toRfc3339OrNull(row.finished_at),

@@ -1,5 +1,6 @@
 // Runs the talkide-be bin from source as a child process, the way a user runs it.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 
@@ -16,6 +17,8 @@ export function baseEnv(dataDir: string): NodeJS.ProcessEnv {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
     TALKIDE_DATA_DIR: dataDir,
+    // The default workspaces live under the user's data home; tests keep theirs in the temp dir.
+    TALKIDE_WORKSPACES_DIR: join(dataDir, "workspaces"),
     TALKIDE_PORT: "0",
     TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
     ANTHROPIC_API_KEY: "test-key",

@@ -62,6 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config = loadConfig(
     {
       TALKIDE_DATA_DIR: dataDir,
+      TALKIDE_WORKSPACES_DIR: join(dataDir, "workspaces"),
       TALKIDE_PORT: "0",
       TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
       TALKIDE_DEMO: "false",

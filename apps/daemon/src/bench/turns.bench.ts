@@ -48,6 +48,7 @@ function config(dataDir: string): DaemonConfig {
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
     claudePath: FAKE_CLAUDE_PATH,
+    claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
     hostId: "bench",
     logLevel: "silent",

@@ -56,6 +56,13 @@ export type DaemonEvent =
       readonly reason: string;
     }
   | {
+      /** Instruction files inside the agent's workspace (Claude Code loads them): reported. */
+      readonly type: "workspace.instructions";
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly files: readonly string[];
+    }
+  | {
       readonly type: "delivery.requeued";
       readonly deliveryId: string;
       readonly agentId: string;

@@ -19,6 +19,8 @@ export interface ServerDeps {
   readonly events: EventBus;
   readonly logger: Logger;
   readonly hostId: string;
+  /** The turns' `CLAUDE_CONFIG_DIR`: a new workspace is checked against it at registration. */
+  readonly claudeConfigDir: string;
   readonly accept: (agentId: string, body: unknown) => Promise<IntakeResult>;
   readonly status: () => {
     readonly concurrency: number;
@@ -82,7 +84,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   registerIntakeRoute(app, deps.db, deps.accept);
-  registerAgentRoutes(app, deps.db, deps.events);
+  registerAgentRoutes(app, deps.db, deps.events, deps.claudeConfigDir);
   registerReadRoutes(app, deps.db);
   registerTokenRoutes(app, deps.db);
   registerEventRoutes(app, deps.db, deps.events, deps.closing);

@@ -1,4 +1,8 @@
-import { perTurnCostUsd, type ClaudeTurnResult } from "@talkide/claude-cli";
+import {
+  perTurnCostUsd,
+  WorkspaceIsolationError,
+  type ClaudeTurnResult,
+} from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -6,6 +10,7 @@ import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "../logger.ts";
 import { buildAgentEnv } from "../runtime/agent-env.ts";
 import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
+import { guardAgentWorkspace, hermeticClaudeEnv } from "../runtime/workspace-guard.ts";
 import {
   resolveSessionScope,
   sessionPatchAfterTurn,
@@ -32,6 +37,8 @@ export interface TurnContext {
   readonly standingPrompt: StandingPrompt;
   readonly hostId: string;
   readonly ticlawkBinDir: string;
+  /** The CLI's `CLAUDE_CONFIG_DIR`, the daemon's own: checked before every turn. */
+  readonly claudeConfigDir: string;
   /** What the child environment is built from (the daemon's environment by default). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly extensions: readonly DaemonExtension[];
@@ -63,6 +70,8 @@ export async function executeDelivery(
     await fail(ctx, delivery, "invalid_payload", `The stored delivery no longer validates: ${why}`);
     return;
   }
+
+  if (!(await workspaceStandsAlone(ctx, delivery))) return;
 
   // The claim brought the conversation's live session along; a retry after an unknown
   // session starts without one (it was just invalidated).
@@ -126,7 +135,7 @@ export async function executeDelivery(
       standingPrompt: ctx.standingPrompt.text,
       resumeRuntimeSessionId: resumeId,
       resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-      env,
+      env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
       signal,
     });
 
@@ -297,6 +306,37 @@ async function fail(
       "delivery failed",
     );
   }
+}
+
+/**
+ * The isolation check before a turn (runtime/workspace-guard.ts). A breach fails the delivery
+ * with `workspace_not_isolated`, naming the file, and nothing is spawned; instruction files
+ * inside the workspace are reported as a `workspace.instructions` event.
+ */
+async function workspaceStandsAlone(ctx: TurnContext, delivery: ClaimedDelivery): Promise<boolean> {
+  let files: readonly string[];
+  try {
+    files = await guardAgentWorkspace(delivery.workspace_dir, ctx.claudeConfigDir);
+  } catch (error) {
+    const isolation = error instanceof WorkspaceIsolationError;
+    const message = error instanceof Error ? error.message : String(error);
+    await fail(
+      ctx,
+      delivery,
+      isolation ? "workspace_not_isolated" : "workspace_check_failed",
+      `${message} Nothing was spawned.`,
+    );
+    return false;
+  }
+  if (files.length > 0) {
+    ctx.events.publish({
+      type: "workspace.instructions",
+      deliveryId: delivery.id,
+      agentId: delivery.agent_id,
+      files,
+    });
+  }
+  return true;
 }
 
 async function extensionEnv(

@@ -68,6 +68,7 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
     claudePath: FAKE_CLAUDE_PATH,
+    claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
     hostId: "test-host",
     logLevel: "silent",

@@ -31,3 +31,16 @@ export {
   type TextBlock,
   type WireMessage,
 } from "./wire.ts";
+export {
+  classifyRequests,
+  manifestReport,
+  readPins,
+  RUNTIME_DYNAMIC_PATTERNS,
+  type ClassifiedBlock,
+  type ManifestInput,
+  type OurText,
+  type RuntimePin,
+  type RuntimePins,
+  type UnclassifiedBlock,
+  type WireManifest,
+} from "./wire-manifest.ts";

@@ -3,6 +3,7 @@
 // independent of @talkide/renderer on purpose: two readings of one text must agree.
 
 import { startsWithUnicode13Letter, toLowerCaseDefault, toNfc } from "../unicode/unicode-13.ts";
+import { importSafe, importSafeOrNull } from "./import-safe.ts";
 import { type Instant, parseInstant } from "./instant.ts";
 import { elementPath, keyPath } from "./state-path.ts";
 import {
@@ -111,9 +112,37 @@ function normalizeDocument(document: unknown): ClaudeMdContext {
   const team = normalizeTeam(required(root, "", "team"));
   const activeIdValue = required(root, "", "activeMemberId");
   const activeMemberId = text(activeIdValue, "activeMemberId");
-  const activeMember = team.find((member) => member.id === activeMemberId);
+  if (!team.some((member) => member.id === activeMemberId))
+    throw new StateFault("unknown_active_member", "activeMemberId");
+  return importSafeContext(project, team, activeMemberId);
+}
+
+/** The last step, after every check: user values in their import-safe form. */
+function importSafeContext(
+  project: ClaudeMdContext["project"],
+  team: readonly ClaudeMdMember[],
+  activeMemberId: string,
+): ClaudeMdContext {
+  const safeTeam = team.map((member) => ({
+    ...member,
+    salutation: importSafe(member.salutation),
+    teamBriefing: importSafeOrNull(member.teamBriefing),
+  }));
+  const activeMember = safeTeam.find((member) => member.id === activeMemberId);
   if (activeMember === undefined) throw new StateFault("unknown_active_member", "activeMemberId");
-  return { project, team, activeMember };
+  return {
+    project: {
+      name: importSafe(project.name),
+      url: importSafeOrNull(project.url),
+      description: importSafeOrNull(project.description),
+      backendLanguage: importSafe(project.backendLanguage),
+      backendFramework: importSafe(project.backendFramework),
+      frontendLanguage: importSafe(project.frontendLanguage),
+      frontendFramework: importSafe(project.frontendFramework),
+    },
+    team: safeTeam,
+    activeMember,
+  };
 }
 
 function normalizeProject(value: unknown): ClaudeMdContext["project"] {

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Liquid } from "liquidjs";
+import { importSafe } from "../import-safe.ts";
 import { quoteBriefing } from "../render.ts";
 import type { RenderState } from "../state.ts";
 import { MIDDLE } from "../template.ts";
@@ -25,6 +26,33 @@ const STATIC_MIDDLE = MIDDLE.slice(2, -"\n\n# Tým\n".length);
  */
 function quoteLines(text: string | null): string {
   return text === null ? "> —" : quoteBriefing(text);
+}
+
+/**
+ * The state with every user value in its import-safe form (spec: "User text loads no file"),
+ * as each engine would get it from a pre-pass or a filter; the renderer's own helper, for
+ * the same reason as above.
+ */
+function importSafeView(state: RenderState): RenderState {
+  const { project } = state;
+  return {
+    ...state,
+    project: {
+      ...project,
+      name: importSafe(project.name),
+      url: project.url === null ? null : importSafe(project.url),
+      description: project.description === null ? null : importSafe(project.description),
+      backendLanguage: importSafe(project.backendLanguage),
+      backendFramework: importSafe(project.backendFramework),
+      frontendLanguage: importSafe(project.frontendLanguage),
+      frontendFramework: importSafe(project.frontendFramework),
+    },
+    team: state.team.map((member) => ({
+      ...member,
+      salutation: importSafe(member.salutation),
+      teamBriefing: member.teamBriefing === null ? null : importSafe(member.teamBriefing),
+    })),
+  };
 }
 
 function activeSalutation(state: RenderState): string {
@@ -65,7 +93,7 @@ export function createHandlebarsRenderer(): (state: RenderState) => string {
     noEscape: true,
     strict: false,
   });
-  return (state) => template(state);
+  return (state) => template(importSafeView(state));
 }
 
 const LIQUID_SOURCE = `# Projekt
@@ -92,11 +120,12 @@ export function createLiquidRenderer(): (state: RenderState) => string {
   const engine = new Liquid({ strictFilters: true });
   engine.registerFilter("quote", (text: string | null) => quoteLines(text));
   const template = engine.parse(LIQUID_SOURCE);
-  return (state) => engine.renderSync(template, state) as string;
+  return (state) => engine.renderSync(template, importSafeView(state)) as string;
 }
 
 /** The floor: the output written out by hand as one chain of concatenations. */
-export function renderByConcatenation(state: RenderState): string {
+export function renderByConcatenation(unsafeState: RenderState): string {
+  const state = importSafeView(unsafeState);
   const { project } = state;
   let text = `# Projekt
 - **Název**: ${project.name}

@@ -14,15 +14,20 @@ const DEFAULTS = {
   frontendFramework: "Vue.js",
 } as const;
 
+/** The import-safe form: n backslashes and an `@` become 2n + 1 backslashes and the `@`. */
+export function expectedImportSafe(value: string): string {
+  return value.replace(/(\\*)@/gu, "$1$1\\@");
+}
+
 export function expectedLine(value: string): string {
-  return trimUnicode(toNfc(value));
+  return expectedImportSafe(trimUnicode(toNfc(value)));
 }
 
 export function expectedOptional(value: string | null | undefined, collapse: boolean): string {
   if (value === null || value === undefined) return "—";
   const nfc = toNfc(value);
   const text = trimUnicode(collapse ? nfc.replace(/\p{White_Space}+/gu, " ") : nfc);
-  return text === "" ? "—" : text;
+  return text === "" ? "—" : expectedImportSafe(text);
 }
 
 export function expectedTech(project: RawProject, field: keyof typeof DEFAULTS): string {
@@ -39,5 +44,7 @@ export function expectedQuotedLines(member: RawMember): string[] {
     .map((line) => line.replace(/\p{White_Space}+$/u, ""));
   while (lines[0] === "") lines.shift();
   while (lines.at(-1) === "") lines.pop();
-  return lines.length === 0 ? ["> —"] : lines.map((line) => (line === "" ? ">" : `> ${line}`));
+  return lines.length === 0
+    ? ["> —"]
+    : lines.map((line) => (line === "" ? ">" : `> ${expectedImportSafe(line)}`));
 }

@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { isAbsolute, normalize } from "node:path";
+import { findIsolationBreaches, WorkspaceIsolationError } from "@talkide/claude-cli";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { DaemonDb } from "../../db/schema.ts";
@@ -22,7 +23,12 @@ const agentParams = z.object({
   agentId: z.string().regex(AGENT_ID_PATTERN, "must be 1–64 letters, digits, '.', '_' or '-'"),
 });
 
-export function registerAgentRoutes(app: FastifyInstance, db: DaemonDb, events: EventBus): void {
+export function registerAgentRoutes(
+  app: FastifyInstance,
+  db: DaemonDb,
+  events: EventBus,
+  claudeConfigDir: string,
+): void {
   const admin = { preHandler: requireScope(db, []) };
 
   app.get("/v1/agents", admin, async () => ({ agents: (await listAgents(db)).map(agentView) }));
@@ -65,6 +71,17 @@ export function registerAgentRoutes(app: FastifyInstance, db: DaemonDb, events: 
         400,
         "workspace_unusable",
         `The workspace directory cannot be created (${code}).`,
+        "workspaceDir",
+      );
+    }
+    // A workspace inside a tree with instruction files or another git work tree would give
+    // the agent instructions nobody rendered (contract section 6): refused, naming the file.
+    const breaches = await findIsolationBreaches({ workspace: workspaceDir, claudeConfigDir });
+    if (breaches.length > 0) {
+      throw new ApiError(
+        400,
+        "workspace_not_isolated",
+        new WorkspaceIsolationError(breaches, `The workspace ${workspaceDir}`).message,
         "workspaceDir",
       );
     }
