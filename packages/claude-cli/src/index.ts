@@ -31,6 +31,7 @@ export {
   changedInstructionReminderBytes,
   type ChangedInstructionFile,
 } from "./instruction-reminder.ts";
+export {
   assertWorkspaceIsolated,
   ensureWorkspaceRepository,
   findIsolationBreaches,
