@@ -1,3 +1,5 @@
+import { roundUsd } from "./cost.ts";
+
 /**
  * One event of Claude Code's `--output-format stream-json` output: a JSON object per line
  * with a `type` (`system`, `assistant`, `user`, `result`, …). Only the fields this package
@@ -84,8 +86,8 @@ export function sessionIdOf(event: ClaudeStreamEvent): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-/** The cumulative session cost a result event reports, when it is a usable number. */
+/** The cumulative session cost a result event reports, when it is a usable number (rounded: `roundUsd`). */
 export function totalCostOf(event: ClaudeResultEvent): number | null {
   const cost: unknown = event.total_cost_usd;
-  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : null;
+  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? roundUsd(cost) : null;
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
+import { api, defaultProject, sendMessage, terminalEvent } from "../test-support/harness.ts";
 
 const CHILD = fileURLToPath(new URL("../test-support/service-child.ts", import.meta.url));
 
@@ -123,11 +123,20 @@ describe("killing the service in the middle of a render", () => {
       const turn3 = await sendMessage(second, token, 1, "third");
       expect(terminalEvent(turn3.events).event).toBe("turn.succeeded");
       expect(readFileSync(claudeMd, "utf8")).toBe(newText);
+      // The kill -9 gave no project id away (a sequence would have skipped its cached ids).
+      const next = await api<{ project: { id: number } }>(
+        second,
+        token,
+        "POST",
+        "/v1/projects",
+        defaultProject,
+      );
+      expect(next.body.project.id).toBe(2);
       // The demo token was printed by the first start only.
       expect(second.output()).not.toContain("TALKIDE_TOKEN=");
     } finally {
       second.process.kill("SIGTERM");
       expect(await second.exited).toEqual({ code: 0, signal: null });
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -2,10 +2,12 @@ import type { Kysely } from "kysely";
 import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
 import type { DatabaseSchema } from "./schema.ts";
 import { initialSchema } from "./migrations/0001_initial.ts";
+import { denseProjectIds } from "./migrations/0002_dense_project_ids.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": initialSchema,
+  "0002_dense_project_ids": denseProjectIds,
 };
 
 const provider: MigrationProvider = {

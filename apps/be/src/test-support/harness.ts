@@ -9,6 +9,7 @@ import {
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
+import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
 import { createUser } from "../domain/users.ts";
@@ -234,4 +235,17 @@ export async function freshPostgresDatabase(): Promise<{
       await server.stop();
     },
   };
+}
+
+/**
+ * Occupies every free project id below `id` with a member-less placeholder project, so the
+ * next project created gets `id` (ids are the lowest free one).
+ */
+export async function occupyProjectIdsBelow(harness: Harness, id: number): Promise<void> {
+  await sql`INSERT INTO projects (id, name, workspace_dir)
+    SELECT g, 'placeholder', ${join(harness.dataDir, "placeholder-")} || g
+    FROM generate_series(1, ${id - 1}::integer) AS g
+    WHERE NOT EXISTS (SELECT 1 FROM projects WHERE projects.id = g)`.execute(
+    harness.service.database.db,
+  );
 }
