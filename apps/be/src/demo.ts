@@ -47,8 +47,8 @@ export function demoBanner(seed: DemoSeed, url: string): string {
     `  export TALKIDE_TOKEN=${seed.token}`,
     `  export TALKIDE_URL=${url}`,
     "",
-    "Lost it? Stop the service and run: pnpm --filter @talkide/be run cli create-token --email " +
-      seed.email,
+    "Lost it? Stop the service and run, from the repository root in any shell:",
+    `  sh scripts/toolchain.sh pnpm --filter @talkide/be run cli create-token --email ${seed.email}`,
     rule,
     "",
   ].join("\n");

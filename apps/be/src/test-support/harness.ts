@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import {
   createTestDatabase,
-  postgresBinariesAvailable,
+  postgresSuiteCanRun,
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
@@ -207,12 +207,7 @@ let sharedServer: Promise<PostgresServer> | null = null;
  * a throwaway one from the machine's binaries; null (and a loud warning) when neither exists.
  */
 export function postgresAvailable(): boolean {
-  if (process.env.TALKIDE_TEST_PG_URL) return true;
-  if (postgresBinariesAvailable()) return true;
-  console.warn(
-    "\n!!! SKIPPING the PostgreSQL server suite of @talkide/be: TALKIDE_TEST_PG_URL is not set and no PostgreSQL server binaries (initdb, pg_ctl) are installed. Install them (Debian: apt-get install postgresql) to run it. !!!\n",
-  );
-  return false;
+  return postgresSuiteCanRun("The PostgreSQL server suite of @talkide/be");
 }
 
 export async function freshPostgresDatabase(): Promise<{
