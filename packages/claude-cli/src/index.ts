@@ -12,6 +12,7 @@ export {
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
+export { apiRetryOf, type ApiRetry } from "./stream-json.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {
   detectClaudeVersion,

@@ -1,4 +1,5 @@
 import {
+  apiRetryOf,
   isUnknownSessionFailure,
   perTurnCostUsd,
   runClaudeTurn,
@@ -14,6 +15,7 @@ import type { WriteHooks } from "../context/write-if-changed.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
+import { apiRetryEventData } from "./retry-event.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
 
 export interface ClaudeSettings {
@@ -508,6 +510,11 @@ function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
       sessionId: typeof event.session_id === "string" ? event.session_id : null,
       model: typeof event.model === "string" ? event.model : null,
     });
+    return;
+  }
+  const retry = apiRetryOf(event);
+  if (retry !== null) {
+    live.emit("agent.api_retry", apiRetryEventData(retry));
     return;
   }
   if (event.type !== "assistant") return;
