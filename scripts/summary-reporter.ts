@@ -3,7 +3,8 @@ import type { Reporter, TestModule } from "vitest/node";
 /**
  * Prints one plain closing line, `tests: N passed, N failed, N skipped`, after vitest's own
  * summary, so any CI that reads closing lines counts the run the same way vitest does.
- * A test file that fails to load counts as one failure: it hides every test inside it.
+ * A test file that fails without a failed test (it fails to load, or a hook fails and vitest
+ * reports its tests as skipped) counts as one failure: it hides every test inside it.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(
@@ -14,15 +15,17 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const testModule of testModules) {
-      let testsSeen = 0;
+      let failedHere = 0;
       for (const testCase of testModule.children.allTests()) {
-        testsSeen += 1;
         const state = testCase.result().state;
         if (state === "passed") passed += 1;
-        else if (state === "failed") failed += 1;
+        else if (state === "failed") failedHere += 1;
         else skipped += 1;
       }
-      if (testsSeen === 0 && testModule.state() === "failed") failed += 1;
+      // A file that failed with no failed test in it (it did not load, or a beforeAll/afterAll
+      // hook failed and its tests were reported as skipped) is one failure, never a skip.
+      if (failedHere === 0 && testModule.state() === "failed") failedHere = 1;
+      failed += failedHere;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -77,5 +77,16 @@ describe("talkide-be CLI", () => {
     } finally {
       expect(await service.stop()).toBe(0);
     }
-  }, 90_000);
+    // Everything written until the SIGTERM stop, the stop notice included, ends its line.
+    expect(service.stderr()).toMatch(
+      /Received SIGTERM; stopping \(running turns are aborted\)\.\n$/,
+    );
+    expect(service.stdout().endsWith("\n")).toBe(true);
+    for (const line of service
+      .stdout()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))) {
+      expect(() => JSON.parse(line) as unknown).not.toThrow();
+    }
+  }, 300_000); // a bound for a hung run only: on a loaded 2-core machine this takes minutes
 });

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { loadConfig, ConfigError, type Config } from "./config.ts";
+import { checkModelAccess, loadConfig, ConfigError, type Config } from "./config.ts";
 import { DatabaseLockedError, openDatabase } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { createToken, createUser, validateNewUser } from "./domain/users.ts";
@@ -47,6 +47,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     )
     .action(async () => {
       const config = loadConfig(io.env, io.cwd);
+      checkModelAccess(config, io.env);
       const service: RunningService = await startService({ config, print: io.stdout });
       const signal = await io.stopSignal;
       io.stderr(`Received ${signal}; stopping (running turns are aborted).\n`);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.ts";
+import { checkModelAccess, ConfigError, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
   it("has defaults that work on a fresh machine", () => {
@@ -117,5 +117,45 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TALKIDE_CLAUDE_ENV_PASSTHROUGH: "OK,not valid" })).toThrow(
       /TALKIDE_CLAUDE_ENV_PASSTHROUGH/,
     );
+  });
+});
+
+describe("checkModelAccess", () => {
+  const check = (env: NodeJS.ProcessEnv): string | null => {
+    try {
+      checkModelAccess(loadConfig(env, "/srv"), env);
+      return null;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).message;
+    }
+  };
+  const url = "https://llm-gateway.example.com";
+
+  it("refuses ANTHROPIC_BASE_URL without a key, saying what to do and never the URL", () => {
+    const message = check({ ANTHROPIC_BASE_URL: url });
+    expect(message).toContain("ANTHROPIC_API_KEY: must be set when ANTHROPIC_BASE_URL is");
+    expect(message).toContain("Not logged in");
+    expect(message).toContain("unset ANTHROPIC_BASE_URL");
+    expect(message).not.toContain("llm-gateway");
+  });
+
+  it.each([
+    [{}],
+    [{ ANTHROPIC_API_KEY: "sk-test" }],
+    [{ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: url }],
+    [
+      {
+        ANTHROPIC_BASE_URL: url,
+        ANTHROPIC_AUTH_TOKEN: "bearer",
+        TALKIDE_CLAUDE_ENV_PASSTHROUGH: "ANTHROPIC_AUTH_TOKEN",
+      },
+    ],
+  ])("accepts %j (the demo model, a key, or a handed-through auth token)", (env) => {
+    expect(check(env)).toBeNull();
+  });
+
+  it("does not count an auth token that is not handed to the CLI", () => {
+    expect(check({ ANTHROPIC_BASE_URL: url, ANTHROPIC_AUTH_TOKEN: "bearer" })).not.toBeNull();
   });
 });

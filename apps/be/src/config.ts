@@ -220,3 +220,26 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     logLevel: e.TALKIDE_LOG_LEVEL ?? "info",
   };
 }
+
+/**
+ * `serve` refuses to start when ANTHROPIC_BASE_URL is set without a way to authenticate
+ * there. The spawned CLI would then try its interactive login and fail every turn with
+ * "Not logged in · Please run /login", which a service operator cannot act on. Starting the
+ * local demo model instead would silently ignore the URL the operator chose, so a clear
+ * refusal at start is the useful answer. `ANTHROPIC_AUTH_TOKEN` handed through
+ * (TALKIDE_CLAUDE_ENV_PASSTHROUGH) counts as a way to authenticate.
+ */
+export function checkModelAccess(config: Config, env: NodeJS.ProcessEnv): void {
+  if (config.anthropicBaseUrl === null || config.anthropicApiKey !== null) return;
+  const authToken = env.ANTHROPIC_AUTH_TOKEN?.trim() ?? "";
+  if (config.claudeEnvPassthrough.includes("ANTHROPIC_AUTH_TOKEN") && authToken !== "") return;
+  throw new ConfigError([
+    {
+      variable: "ANTHROPIC_API_KEY",
+      message:
+        "must be set when ANTHROPIC_BASE_URL is, or every turn fails with Claude Code's " +
+        "“Not logged in”: set the key that endpoint expects (any non-empty value if it " +
+        "checks none), or unset ANTHROPIC_BASE_URL to get the local demo model",
+    },
+  ]);
+}

@@ -52,8 +52,8 @@ export function demoBanner(seed: DemoSeed, url: string): string {
     "",
     `  ${consoleSignInLink(url, seed.token)}`,
     "",
-    "Lost it? Stop the service and run: pnpm --filter @talkide/be run cli create-token --email " +
-      seed.email,
+    "Lost it? Stop the service and run, from the repository root in any shell:",
+    `  sh scripts/toolchain.sh pnpm --filter @talkide/be run cli create-token --email ${seed.email}`,
     rule,
     "",
   ].join("\n");

@@ -6,11 +6,11 @@ import {
   MARA_PROMPT,
   REAL_CLAUDE,
   startWireBench,
-  warnIfNoRealClaude,
+  realClaudeCanRun,
   type WireBench,
 } from "./test-support/wire-harness.ts";
 
-warnIfNoRealClaude("the @talkide/be delegation wire suite");
+const canRun = realClaudeCanRun("the @talkide/be delegation wire suite");
 
 /** What Mara passes to the analyst: the slice of the briefings its task needs, nothing else. */
 const SLICE = "Write the specification of the order form. The team wants state kept in one store.";
@@ -20,7 +20,7 @@ const ANALYST_TITLE = "# Analyst of a TalkIDE Team";
  * At the wire: Mara, run by the service with her plugin, delegates to the team's analyst. The
  * analyst's requests carry the delegation and no byte of the project's CLAUDE.md.
  */
-describe.skipIf(REAL_CLAUDE === null)("at the wire: a delegated team agent", () => {
+describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
   let bench: WireBench;
 
   beforeAll(async () => {

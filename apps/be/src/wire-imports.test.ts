@@ -8,11 +8,11 @@ import { api } from "./test-support/harness.ts";
 import {
   REAL_CLAUDE,
   startWireBench,
-  warnIfNoRealClaude,
+  realClaudeCanRun,
   type WireBench,
 } from "./test-support/wire-harness.ts";
 
-warnIfNoRealClaude("the @talkide/be import wire suite");
+const canRun = realClaudeCanRun("the @talkide/be import wire suite");
 
 /** Workspace files that user text names; the canary inside each must never reach the model. */
 const NAMED_FILES = ["poznamky.md", "a.md", "b.md", "c.md", "d.md", "e.md", "f.md", "g.md"];
@@ -23,7 +23,7 @@ const NAMED_FILES = ["poznamky.md", "a.md", "b.md", "c.md", "d.md", "e.md", "f.m
  * start, right after inline Markdown, in a URL path); the real CLI loads none of them, because
  * the renderer writes every user `@` as `\@` (spec/claude-md.md, "User text loads no file").
  */
-describe.skipIf(REAL_CLAUDE === null)("at the wire: user text imports no file", () => {
+describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
   let bench: WireBench;
   let escapedWorkspace = "";
   beforeAll(async () => {

@@ -15,11 +15,11 @@ import {
   MARA_PROMPT,
   REAL_CLAUDE,
   startWireBench,
-  warnIfNoRealClaude,
+  realClaudeCanRun,
   type WireBench,
 } from "./test-support/wire-harness.ts";
 
-warnIfNoRealClaude("the @talkide/be wire manifest suite");
+const canRun = realClaudeCanRun("the @talkide/be wire manifest suite");
 
 /**
  * Contract section 6: every block of every request of Mara's turns is the runtime's own fixed
@@ -41,7 +41,7 @@ const RUNTIME_PATTERNS = [
   { marker: "plugin-agents", pattern: /(?:^- talkide:[^\n]*\n)+/gmu, ours: true },
 ];
 
-describe.skipIf(REAL_CLAUDE === null)(
+describe.skipIf(!canRun)(
   "at the wire: every block of a backend turn is accounted for",
   () => {
     let bench: WireBench;

@@ -3,19 +3,18 @@ import { join } from "node:path";
 import { instructionReminders, newInstructionReminders } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  REAL_CLAUDE,
   startWireBench,
-  warnIfNoRealClaude,
+  realClaudeCanRun,
   type WireBench,
 } from "./test-support/wire-harness.ts";
 
-warnIfNoRealClaude("the @talkide/be single-layout wire suite");
+const canRun = realClaudeCanRun("the @talkide/be single-layout wire suite");
 
 /**
  * The comparison behind the split default: with the single file, a change of writer makes
  * the CLI re-send the whole CLAUDE.md. Byte counts in BENCHMARKS.md.
  */
-describe.skipIf(REAL_CLAUDE === null)("at the wire with the single-file layout", () => {
+describe.skipIf(!canRun)("at the wire with the single-file layout", () => {
   let bench: WireBench;
   beforeAll(async () => {
     bench = await startWireBench("single");

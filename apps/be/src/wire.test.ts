@@ -10,21 +10,20 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MARA_PROMPT,
-  REAL_CLAUDE,
   startWireBench,
-  warnIfNoRealClaude,
+  realClaudeCanRun,
   WIRE_PERSONAL_DATA,
   type WireBench,
 } from "./test-support/wire-harness.ts";
 
-warnIfNoRealClaude("the @talkide/be wire suite");
+const canRun = realClaudeCanRun("the @talkide/be wire suite");
 
 /**
  * At the wire, with the default (split) layout: the five points of the contract, checked in
  * the request bodies the real CLI sends. The byte counts are in BENCHMARKS.md (run with
  * TALKIDE_WIRE_REPORT=1 to print them).
  */
-describe.skipIf(REAL_CLAUDE === null)(
+describe.skipIf(!canRun)(
   "at the wire: the real Claude Code CLI spawned by the service",
   () => {
     let bench: WireBench;

@@ -3,6 +3,22 @@ import { pino, type DestinationStream, type Logger } from "pino";
 export type { Logger } from "pino";
 
 /**
+ * An error as its type, code, message and stack, nothing else: database errors carry the
+ * values of the failing statement (`where: unnamed portal parameter $1 = '…'`, `detail`),
+ * which can be message text, and pino's default serializer would copy every property.
+ */
+function errorWithoutValues(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const { code } = error as { code?: unknown };
+  return {
+    type: error.name,
+    message: error.message,
+    ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+  };
+}
+
+/**
  * The daemon's structured log (JSON lines). Message bodies, prompts and tokens are never
  * passed to it; the redaction below is the second line of defence for the places where a
  * request or header object could reach a log call.
@@ -32,6 +48,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: "[redacted]",
       },
       serializers: {
+        err: errorWithoutValues,
+        error: errorWithoutValues,
         // Method and route only: the URL of an intake or API call carries ids, never content.
         req: (req: { method?: string; url?: string; id?: string }) => ({
           id: req.id,

@@ -1,6 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { perTurnCostUsd } from "./cost.ts";
+import { perTurnCostUsd, roundUsd } from "./cost.ts";
+import { totalCostOf } from "./stream-json.ts";
 
 describe("perTurnCostUsd", () => {
   it.each([
@@ -36,6 +37,28 @@ describe("perTurnCostUsd", () => {
         previous = cumulative;
       }
       expect(Math.abs(sum - cumulative)).toBeLessThan(1e-8);
+    },
+  );
+});
+
+describe("roundUsd", () => {
+  it("turns the CLI's float sums into the decimals they stand for", () => {
+    expect(0.0001 + 0.0002).toBe(0.00030000000000000003);
+    expect(roundUsd(0.0001 + 0.0002)).toBe(0.0003);
+    expect(JSON.stringify(roundUsd(0.1 + 0.2))).toBe("0.3");
+    expect(
+      totalCostOf({ type: "result", subtype: "success", total_cost_usd: 0.0001 + 0.0002 }),
+    ).toBe(0.0003);
+  });
+
+  test.prop([fc.array(fc.integer({ min: 0, max: 10_000_000 }), { maxLength: 50 })])(
+    "a sum of micro-dollar amounts prints as its exact decimal",
+    (micros) => {
+      const floatSum = micros.reduce((sum, m) => sum + m / 1e6, 0);
+      const exact = micros.reduce((sum, m) => sum + m, 0);
+      const text = String(roundUsd(floatSum));
+      expect(text).toBe(String(exact / 1e6));
+      expect(text).not.toMatch(/\d{11,}/);
     },
   );
 });

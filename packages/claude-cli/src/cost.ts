@@ -7,8 +7,8 @@
  * - `cumulative < previousCumulative`: the totals belong to different sessions; unknown.
  * - Inputs that are negative or not finite: unknown.
  *
- * The difference is rounded to 1e-10 USD so binary floating-point noise
- * (0.150872 − 0.100552 = 0.05032000000000001) does not leak into stored amounts.
+ * The difference is rounded like every amount (see `roundUsd`), so binary floating-point
+ * noise (0.150872 − 0.100552 = 0.05032000000000001) does not leak into stored amounts.
  */
 export function perTurnCostUsd(
   previousCumulative: number | null,
@@ -17,7 +17,17 @@ export function perTurnCostUsd(
   if (cumulative === null || !isUsableAmount(cumulative)) return null;
   if (previousCumulative === null) return cumulative;
   if (!isUsableAmount(previousCumulative) || cumulative < previousCumulative) return null;
-  return Math.round((cumulative - previousCumulative) * 1e10) / 1e10;
+  return roundUsd(cumulative - previousCumulative);
+}
+
+/**
+ * An amount in USD as the decimal it stands for, to 1e-10 USD: the CLI sums its costs in
+ * binary floating point and reports totals such as 0.00030000000000000003; rounded, that is
+ * 0.0003, and it prints and stores as such. (An integer divided by 1e10 is the double nearest
+ * to that decimal, so the shortest form JSON gives it has no noise digits.)
+ */
+export function roundUsd(amount: number): number {
+  return Math.round(amount * 1e10) / 1e10;
 }
 
 function isUsableAmount(value: number): boolean {

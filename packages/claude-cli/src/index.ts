@@ -20,6 +20,7 @@ export {
   type RuntimeErrorKind,
   type TurnError,
 } from "./turn-error.ts";
+export { apiRetryOf, type ApiRetry } from "./stream-json.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {
   detectClaudeVersion,

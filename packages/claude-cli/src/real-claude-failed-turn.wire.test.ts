@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaudeTurn, type ClaudeTurnResult, type ClaudeTurnSuccess } from "./run-claude-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv } from "./testing/real-claude.ts";
+import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import type { ClaudeStreamEvent } from "./stream-json.ts";
 import { lastUserPrompt } from "./testing/wire.ts";
 import { isSyntheticAssistantEvent, turnErrorFor } from "./turn-error.ts";
@@ -13,17 +13,14 @@ import { isUnknownSessionFailure } from "./unknown-session.ts";
 // The real Claude Code CLI against the fake Messages API: a failed turn must not become part
 // of the session, and the runtime's error text must be recognisable as the runtime's.
 // Findings: WIRE-NOTES.md, "Failed turns and runtime errors".
-if (REAL_CLAUDE_PATH === null) {
-  console.warn(
-    "\n!!! claude-cli failed-turn wire suite SKIPPED: the @anthropic-ai/claude-code native binary is not installed for this platform.\n",
-  );
-}
 
 /** The model refuses every request that carries this word (as a too-long or banned input would). */
 const POISON = "Quokka-poison-7f3e";
 const GATEWAY_MESSAGE = "refused by gateway";
 
-describe.skipIf(REAL_CLAUDE_PATH === null)("real claude at the wire: failed turns", () => {
+const canRun = realClaudeSuiteCanRun("claude-cli wire suite (failed turns)");
+
+describe.skipIf(!canRun)("real claude at the wire: failed turns", () => {
   const claudePath = REAL_CLAUDE_PATH ?? "";
   let api: FakeMessagesApi;
   let root: string;

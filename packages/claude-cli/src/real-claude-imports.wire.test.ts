@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runClaudeTurn } from "./run-claude-turn.ts";
 import { startFakeMessagesApi } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv } from "./testing/real-claude.ts";
+import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { instructionReminders } from "./testing/wire.ts";
+
+const canRun = realClaudeSuiteCanRun("claude-cli wire suite (@imports)");
 
 // User text reaches CLAUDE.md (briefings, salutations, descriptions), and Claude Code expands
 // `@path` imports anywhere in it, even inside a blockquote. What keeps a member's briefing
@@ -13,7 +15,7 @@ import { instructionReminders } from "./testing/wire.ts";
 // print mode follows no import outside the project directory (there is nobody to approve an
 // external import). This pins that behaviour of the pinned CLI: a version that starts
 // following external imports must fail here before it reaches production.
-describe.skipIf(REAL_CLAUDE_PATH === null)("real claude at the wire: @imports in CLAUDE.md", () => {
+describe.skipIf(!canRun)("real claude at the wire: @imports in CLAUDE.md", () => {
   it("follows no import outside the project directory, in any Markdown position", async () => {
     const root = await mkdtemp(join(tmpdir(), "claude-wire-imports-"));
     const api = await startFakeMessagesApi({ reply: { text: "Noted." } });

@@ -8,16 +8,11 @@ import {
   type FakeMessagesApi,
   type RecordedRequest,
 } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv } from "./testing/real-claude.ts";
+import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { systemPromptText } from "./testing/wire.ts";
 
 // What a delegated agent (a plugin agent run by the main agent's Agent tool) receives, with
 // and without `omitClaudeMd: true` in its front matter. Findings: WIRE-NOTES.md, "Subagents".
-if (REAL_CLAUDE_PATH === null) {
-  console.warn(
-    "\n!!! claude-cli subagent wire suite SKIPPED: the @anthropic-ai/claude-code native binary is not installed for this platform.\n",
-  );
-}
 
 const CLAUDE_MD_CANARY = "Roster-canary-5d1e: Anna prefers Pinia";
 const SLICE = "Build the login form; the team prefers Pinia for state.";
@@ -37,7 +32,9 @@ function agentFile(name: string, body: string, omitClaudeMd: boolean): string {
   ].join("\n");
 }
 
-describe.skipIf(REAL_CLAUDE_PATH === null)("real claude at the wire: delegated agents", () => {
+const canRun = realClaudeSuiteCanRun("claude-cli wire suite (delegated agents)");
+
+describe.skipIf(!canRun)("real claude at the wire: delegated agents", () => {
   let api: FakeMessagesApi;
   let root: string;
 

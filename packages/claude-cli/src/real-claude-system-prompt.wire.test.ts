@@ -5,23 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClaudeArgsOptions } from "./claude-args.ts";
 import { runClaudeTurn } from "./run-claude-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv } from "./testing/real-claude.ts";
+import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { lastUserPrompt, systemBlocks, type TextBlock } from "./testing/wire.ts";
+
+const canRun = realClaudeSuiteCanRun("claude-cli wire suite (system prompt)");
 
 // The real Claude Code CLI at the wire: what ends up in the `system` blocks for the flags
 // the apps use (--append-system-prompt, --plugin-dir + --agent,
 // --exclude-dynamic-system-prompt-sections). Findings: WIRE-NOTES.md.
-if (REAL_CLAUDE_PATH === null) {
-  console.warn(
-    "\n!!! claude-cli wire suite SKIPPED: the @anthropic-ai/claude-code native binary is not installed for this platform.\n",
-  );
-}
 
 const EXCLUDE_DYNAMIC = "--exclude-dynamic-system-prompt-sections";
 const STANDING_PROMPT = "STANDING-PROMPT: reply with the ticlawk CLI.";
 const AGENT_BODY = "AGENT-PROMPT: You are Mara, the project manager.";
 
-describe.skipIf(REAL_CLAUDE_PATH === null)("real claude at the wire: the system prompt", () => {
+describe.skipIf(!canRun)("real claude at the wire: the system prompt", () => {
   const claudePath = REAL_CLAUDE_PATH ?? "";
   let api: FakeMessagesApi;
   let root: string;

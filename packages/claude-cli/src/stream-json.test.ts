@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { LineSplitter, parseStreamLine } from "./stream-json.ts";
+import { apiRetryOf, LineSplitter, parseStreamLine } from "./stream-json.ts";
 
 /** Cuts `text` at the given (sorted, deduplicated) offsets. */
 function cut(text: string, offsets: number[]): string[] {
@@ -68,5 +68,37 @@ describe("parseStreamLine", () => {
     ['{"type":7}', "invalid"],
   ])("%j is %s", (line, kind) => {
     expect(parseStreamLine(line).kind).toBe(kind);
+  });
+});
+
+describe("apiRetryOf", () => {
+  it("reads the CLI's api_retry event", () => {
+    expect(
+      apiRetryOf({
+        type: "system",
+        subtype: "api_retry",
+        attempt: 1,
+        max_retries: 10,
+        retry_delay_ms: 601,
+        error_status: 529,
+        error: "overloaded",
+        session_id: "s",
+      }),
+    ).toEqual({ attempt: 1, maxRetries: 10, delayMs: 601, status: 529, error: "overloaded" });
+  });
+
+  it("keeps no free text and no odd numbers, and ignores other events", () => {
+    expect(
+      apiRetryOf({
+        type: "system",
+        subtype: "api_retry",
+        attempt: 2,
+        max_retries: -1,
+        retry_delay_ms: 1.5,
+        error: "Secret prompt text: hello",
+      }),
+    ).toEqual({ attempt: 2, maxRetries: null, delayMs: null, status: null, error: null });
+    expect(apiRetryOf({ type: "system", subtype: "api_retry", attempt: "1" })).toBeNull();
+    expect(apiRetryOf({ type: "system", subtype: "init" })).toBeNull();
   });
 });

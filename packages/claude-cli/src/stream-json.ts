@@ -1,3 +1,5 @@
+import { roundUsd } from "./cost.ts";
+
 /**
  * One event of Claude Code's `--output-format stream-json` output: a JSON object per line
  * with a `type` (`system`, `assistant`, `user`, `result`, …). Only the fields this package
@@ -84,8 +86,42 @@ export function sessionIdOf(event: ClaudeStreamEvent): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-/** The cumulative session cost a result event reports, when it is a usable number. */
+/** The cumulative session cost a result event reports, when it is a usable number (rounded: `roundUsd`). */
 export function totalCostOf(event: ClaudeResultEvent): number | null {
   const cost: unknown = event.total_cost_usd;
-  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : null;
+  return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? roundUsd(cost) : null;
+}
+
+/**
+ * A failed call to the model API that Claude Code is about to retry. The CLI reports each
+ * one as `{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,
+ * "retry_delay_ms":601,"error_status":529,"error":"overloaded"}` (seen with 2.1.330 against
+ * the fake Messages API answering 529 and 500; WIRE-NOTES.md) and otherwise stays silent for
+ * minutes while it backs off.
+ */
+export interface ApiRetry {
+  readonly attempt: number;
+  readonly maxRetries: number | null;
+  readonly delayMs: number | null;
+  /** The HTTP status the API answered, when there was an answer. */
+  readonly status: number | null;
+  /** The CLI's short error kind (`overloaded`, `server_error`, …); never free text. */
+  readonly error: string | null;
+}
+
+const count = (value: unknown): number | null =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+
+export function apiRetryOf(event: ClaudeStreamEvent): ApiRetry | null {
+  if (event.type !== "system" || event.subtype !== "api_retry") return null;
+  const attempt = count(event["attempt"]);
+  if (attempt === null) return null;
+  const error = event["error"];
+  return {
+    attempt,
+    maxRetries: count(event["max_retries"]),
+    delayMs: count(event["retry_delay_ms"]),
+    status: count(event["error_status"]),
+    error: typeof error === "string" && /^[a-z][a-z0-9_]{0,63}$/.test(error) ? error : null,
+  };
 }

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaudeTurn } from "./run-claude-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv } from "./testing/real-claude.ts";
+import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { instructionReminders } from "./testing/wire.ts";
 import {
   findIsolationBreaches,
@@ -18,7 +18,9 @@ import {
  * carries a canary; whatever canary reaches a request must come from a file the check reports
  * (so the check misses no source the CLI uses), and a tree the check passes sends no canary.
  */
-describe.skipIf(REAL_CLAUDE_PATH === null)("real claude at the wire: instruction sources", () => {
+const canRun = realClaudeSuiteCanRun("claude-cli wire suite (instruction sources)");
+
+describe.skipIf(!canRun)("real claude at the wire: instruction sources", () => {
   let api: FakeMessagesApi;
   let root: string;
   beforeAll(async () => {

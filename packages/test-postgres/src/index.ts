@@ -3,5 +3,6 @@ export {
   findPostgresBinDir,
   type PostgresServer,
   postgresBinariesAvailable,
+  postgresSuiteCanRun,
   startPostgresServer,
 } from "./server.ts";

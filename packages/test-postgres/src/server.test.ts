@@ -1,12 +1,19 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./database.ts";
-import { type PostgresServer, postgresBinariesAvailable, startPostgresServer } from "./server.ts";
+import {
+  type PostgresServer,
+  postgresBinariesAvailable,
+  skipOrFailInCi,
+  startPostgresServer,
+} from "./server.ts";
 
-const available = postgresBinariesAvailable();
-if (!available) {
-  console.warn("\n!!! SKIPPING test-postgres: no PostgreSQL server binaries on this machine !!!\n");
-}
+const available =
+  postgresBinariesAvailable() ||
+  skipOrFailInCi(
+    "test-postgres needs the PostgreSQL server binaries (initdb, pg_ctl); install them " +
+      "(Debian: apt-get install -y postgresql; .ci/run does this).",
+  );
 
 describe.skipIf(!available)("startPostgresServer", () => {
   let server: PostgresServer;

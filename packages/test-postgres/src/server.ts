@@ -128,3 +128,32 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     },
   };
 }
+
+/** Whether this is a CI run (`.ci/run` sets CI=true): there a suite that cannot run fails. */
+function isCi(): boolean {
+  const value = (process.env["CI"] ?? "").trim().toLowerCase();
+  return value !== "" && value !== "false" && value !== "0";
+}
+
+/**
+ * Whether a real-server suite can run here: `TALKIDE_TEST_PG_URL` is set or the server
+ * binaries are installed. When neither holds, a local run skips the suite with a loud warning,
+ * and a CI run throws (failing the suite) with what to install: a green CI must never hide a
+ * suite that did not run.
+ */
+export function postgresSuiteCanRun(suite: string): boolean {
+  const configured = process.env["TALKIDE_TEST_PG_URL"];
+  if ((configured !== undefined && configured !== "") || postgresBinariesAvailable()) return true;
+  return skipOrFailInCi(
+    `${suite} needs a PostgreSQL server: no server binaries (initdb, pg_ctl) are installed and ` +
+      "TALKIDE_TEST_PG_URL is not set. Install the server (Debian: apt-get install -y postgresql; " +
+      ".ci/run does this) or set TALKIDE_TEST_PG_URL to a server's admin URL.",
+  );
+}
+
+/** A suite that cannot run: false (skip, loudly) locally, an error under CI=true. */
+export function skipOrFailInCi(missing: string): false {
+  if (isCi()) throw new Error(`${missing} Under CI=true this suite fails instead of skipping.`);
+  console.warn(`\n!!! SKIPPING: ${missing} !!!\n`);
+  return false;
+}

@@ -1,5 +1,6 @@
 import {
   isSyntheticAssistantEvent,
+  apiRetryOf,
   isUnknownSessionFailure,
   perTurnCostUsd,
   runClaudeTurn,
@@ -18,6 +19,7 @@ import type { WriteHooks } from "../context/write-if-changed.ts";
 import type { AgentSessionsTable, DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
+import { apiRetryEventData } from "./retry-event.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
 import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
 
@@ -634,9 +636,14 @@ function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
     });
     return;
   }
-  // Claude Code's stand-in for a reply (an API error, "Not logged in") is the runtime
-  // talking, never Mara: the failure reaches people as the turn's error instead.
-  if (event.type !== "assistant" || isSyntheticAssistantEvent(event)) return;
+    const retry = apiRetryOf(event);
+    if (retry !== null) {
+      live.emit("agent.api_retry", apiRetryEventData(retry));
+      return;
+    }
+    // Claude Code's stand-in for a reply (an API error, "Not logged in") is the runtime
+    // talking, never Mara: the failure reaches people as the turn's error instead.
+    if (event.type !== "assistant" || isSyntheticAssistantEvent(event)) return;
   const message = event.message as { content?: unknown } | undefined;
   if (!Array.isArray(message?.content)) return;
   for (const block of message.content as Array<Record<string, unknown>>) {

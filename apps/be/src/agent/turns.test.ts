@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
   defaultProject,
+  occupyProjectIdsBelow,
   parseSse,
   sendMessage,
   startHarness,
@@ -480,7 +480,7 @@ describe("turns with the fake claude", () => {
     }
     if (server === null) throw new Error("found no free port to hold");
     try {
-      await sql`SELECT setval('project_id_seq', ${id - 1})`.execute(harness.service.database.db);
+      await occupyProjectIdsBelow(harness, id);
       const { project } = await newProject(harness, anna);
       expect(project.id).toBe(id);
       const turn = await sendMessage(harness, anna.token, project.id, "hi");

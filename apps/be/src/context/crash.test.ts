@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
+import { api, defaultProject, sendMessage, terminalEvent } from "../test-support/harness.ts";
 import { startServiceChild as startChild } from "../test-support/service-child-process.ts";
 
 describe("killing the service in the middle of a render", () => {
@@ -59,12 +59,20 @@ describe("killing the service in the middle of a render", () => {
       const turn3 = await sendMessage(second, token, 1, "third");
       expect(terminalEvent(turn3.events).event).toBe("turn.succeeded");
       expect(readFileSync(claudeMd, "utf8")).toBe(newText);
+      // The kill -9 gave no project id away (a sequence would have skipped its cached ids).
+      const next = await api<{ project: { id: number } }>(
+        second,
+        token,
+        "POST",
+        "/v1/projects",
+        defaultProject,
+      );
+      expect(next.body.project.id).toBe(2);
       // The demo token was printed by the first start only.
       expect(second.output()).not.toContain("TALKIDE_TOKEN=");
     } finally {
       second.process.kill("SIGTERM");
       expect(await second.exited).toEqual({ code: 0, signal: null });
     }
-    // Two service starts with an embedded database each: generous on a loaded machine.
-  }, 180_000);
+  }, 300_000); // a bound for a hung run only: on a loaded 2-core machine this takes minutes
 });

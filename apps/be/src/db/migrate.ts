@@ -4,12 +4,14 @@ import type { DatabaseSchema } from "./schema.ts";
 import { initialSchema } from "./migrations/0001_initial.ts";
 import { sessionPinning } from "./migrations/0002_session_pinning.ts";
 import { workspaceInstructionFiles } from "./migrations/0003_workspace_instruction_files.ts";
+import { denseProjectIds } from "./migrations/0004_dense_project_ids.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
   "0001_initial": initialSchema,
   "0002_session_pinning": sessionPinning,
   "0003_workspace_instruction_files": workspaceInstructionFiles,
+  "0004_dense_project_ids": denseProjectIds,
 };
 
 const provider: MigrationProvider = {

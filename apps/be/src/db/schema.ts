@@ -29,7 +29,7 @@ export interface ApiTokensTable {
 }
 
 export interface ProjectsTable {
-  /** From the sequence project_id_seq: 1..999, the domain of the derived ports. */
+  /** The lowest free id in 1..999 (see nextProjectId), the domain of the derived ports. */
   id: number;
   name: string;
   url: string | null;

@@ -61,9 +61,30 @@ export function projectView(row: ProjectRow): ProjectView {
   };
 }
 
-/** PostgreSQL's "sequence reached its maximum" (SQLSTATE 2200H). */
-function isSequenceExhausted(error: unknown): boolean {
-  return (error as { code?: unknown }).code === "2200H";
+const projectLimitReached = (): AppError =>
+  new AppError(
+    "project_limit_reached",
+    409,
+    "No project id left",
+    "Project ids run from 1 to 999 because each id derives the project's ports " +
+      "(8090 + id, 5200 + id) and larger ids would collide with the platform's own ports. " +
+      "All 999 ids are used; no more projects can be created on this installation.",
+  );
+
+/**
+ * The lowest project id in 1..999 that no project holds. Ids stay dense: a creation that
+ * rolls back, or a crash, gives nothing away (a sequence would skip ids for both, and only
+ * 999 exist). The table lock serializes creators, so two never pick the same id; it does not
+ * block readers or the row locks roster changes take.
+ */
+async function nextProjectId(trx: Kysely<DatabaseSchema>): Promise<number> {
+  await sql`LOCK TABLE projects IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
+  const { rows } = await sql<{ id: number | null }>`
+    SELECT min(candidate)::integer AS id FROM generate_series(1, 999) AS candidate
+    WHERE NOT EXISTS (SELECT 1 FROM projects WHERE projects.id = candidate)`.execute(trx);
+  const id = rows[0]?.id ?? null;
+  if (id === null) throw projectLimitReached();
+  return id;
 }
 
 export function workspaceDirFor(workspacesDir: string, projectId: number): string {
@@ -122,46 +143,28 @@ export async function createProject(
     ),
   );
 
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{
-        id: number;
-      }>`SELECT nextval('project_id_seq')::integer AS id`.execute(trx);
-      const id = rows[0]?.id;
-      if (id === undefined) throw new Error("nextval returned no row");
-      const workspaceDir = workspaceDirFor(options.workspacesDir, id);
-      const row = await trx
-        .insertInto("projects")
-        .values({ id, workspace_dir: workspaceDir, ...fields })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto("members")
-        .values({
-          project_id: id,
-          user_id: userId,
-          role: "owner",
-          salutation: input.member.salutation,
-          salutation_key: normalizeSalutationKey(input.member.salutation),
-          team_briefing: input.member.teamBriefing ?? null,
-        })
-        .execute();
-      await writeFileIfChanged(join(workspaceDir, ".talkide", "project.yml"), renderProjectYml(id));
-      return projectView(row);
-    });
-  } catch (error) {
-    if (isSequenceExhausted(error)) {
-      throw new AppError(
-        "project_limit_reached",
-        409,
-        "No project id left",
-        "Project ids run from 1 to 999 because each id derives the project's ports " +
-          "(8090 + id, 5200 + id) and larger ids would collide with the platform's own ports. " +
-          "All 999 ids are used; no more projects can be created on this installation.",
-      );
-    }
-    throw error;
-  }
+  return db.transaction().execute(async (trx) => {
+    const id = await nextProjectId(trx);
+    const workspaceDir = workspaceDirFor(options.workspacesDir, id);
+    const row = await trx
+      .insertInto("projects")
+      .values({ id, workspace_dir: workspaceDir, ...fields })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("members")
+      .values({
+        project_id: id,
+        user_id: userId,
+        role: "owner",
+        salutation: input.member.salutation,
+        salutation_key: normalizeSalutationKey(input.member.salutation),
+        team_briefing: input.member.teamBriefing ?? null,
+      })
+      .execute();
+    await writeFileIfChanged(join(workspaceDir, ".talkide", "project.yml"), renderProjectYml(id));
+    return projectView(row);
+  });
 }
 
 /** Projects the user is a member of, oldest first. */

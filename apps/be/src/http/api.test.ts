@@ -8,6 +8,7 @@ import {
   api,
   defaultProject,
   freshPostgresDatabase,
+  occupyProjectIdsBelow,
   postgresAvailable,
   sendMessage,
   startHarness,
@@ -51,7 +52,7 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna Nováková" });
     bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob Builder" });
     eve = await harness.createUser({ email: "eve@example.com", displayName: "Eve Outsider" });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await harness.close();
@@ -500,8 +501,29 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     },
   );
 
+  it.skipIf(skip)("answers member ids in any case, as turn ids", async () => {
+    const created = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    const memberId = created.body.members[0]?.id ?? "";
+    expect(memberId).toMatch(/^[0-9a-f-]{36}$/);
+    const patched = await api<{ member: { id: string; salutation: string } }>(
+      harness,
+      anna.token,
+      "PATCH",
+      `/v1/projects/${created.body.project.id}/members/${memberId.toUpperCase()}`,
+      { salutation: "Anička" },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body.member).toMatchObject({ id: memberId, salutation: "Anička" });
+  });
+
   it.skipIf(skip)("stops at project id 999: the ports domain", async () => {
-    await sql`SELECT setval('project_id_seq', 998)`.execute(harness.service.database.db);
+    await occupyProjectIdsBelow(harness, 999);
     const last = await api<ProjectBody>(
       harness,
       anna.token,
@@ -514,5 +536,18 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     const refused = await api(harness, anna.token, "POST", "/v1/projects", defaultProject);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe("project_limit_reached");
+    // A freed id is the next one handed out: ids stay dense.
+    const { rows } = await sql<{ id: number }>`DELETE FROM projects
+      WHERE id = (SELECT min(id) FROM projects WHERE name = 'placeholder') RETURNING id`.execute(
+      harness.service.database.db,
+    );
+    const reused = await api<ProjectBody>(
+      harness,
+      anna.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    expect(reused.body.project.id).toBe(rows[0]?.id);
   });
 });

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { useStrictJsonBodies } from "@talkide/strict-json";
 import { registerAuth } from "./auth.ts";
 import { registerConsole } from "./console.ts";
 import type { AppDependencies } from "./context.ts";
@@ -16,6 +17,9 @@ export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): Fast
   });
   // JSON only: a text/plain body would otherwise reach the handlers as a string.
   app.removeContentTypeParser("text/plain");
+  // UTF-8 only, and no string PostgreSQL cannot store: refused with a stable code before any
+  // handler runs, so a bad body changes nothing.
+  useStrictJsonBodies(app);
   app.setErrorHandler(errorHandler);
   registerAuth(app, deps.db);
   registerRoutes(app, deps);

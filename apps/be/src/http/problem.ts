@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import { BodyFault } from "@talkide/strict-json";
 import { AppError } from "../errors.ts";
 
 export interface Problem {
@@ -44,8 +45,24 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   );
 }
 
+const BODY_FAULT_TITLES: Record<BodyFault["code"], string> = {
+  unsupported_charset: "Unsupported charset",
+  invalid_encoding: "Body is not UTF-8",
+  invalid_text: "Text that cannot be stored",
+  too_deeply_nested: "Body nested too deeply",
+};
+
 /** Errors Fastify raises itself, mapped to stable codes. */
 function fromFastifyError(error: FastifyError): AppError | null {
+  if (error instanceof BodyFault) {
+    return new AppError(
+      error.code,
+      error.statusCode,
+      BODY_FAULT_TITLES[error.code],
+      error.message,
+      error.path === undefined ? {} : { path: error.path },
+    );
+  }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError(

@@ -109,7 +109,9 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const membership = await membershipOf(deps, request);
     const patch = parseBody(updateMemberSchema, request.body);
     const { memberId } = request.params as { memberId: string };
-    const target = memberId === "me" ? membership.memberId : memberId;
+    // Member ids are uuids, which compare ignoring case (as turn ids do); the API always
+    // answers with the lower-case form.
+    const target = memberId === "me" ? membership.memberId : memberId.toLowerCase();
     return { member: await updateMember(db, membership, target, patch) };
   });
 

@@ -43,9 +43,12 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 }
 
 /** Starts `serve` and resolves once it listens; `stop()` sends SIGTERM and waits. */
-export async function serve(
-  env: NodeJS.ProcessEnv,
-): Promise<{ url: string; stdout: () => string; stop(): Promise<number | null> }> {
+export async function serve(env: NodeJS.ProcessEnv): Promise<{
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}> {
   const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, "serve"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -67,6 +70,7 @@ export async function serve(
   return {
     url,
     stdout: () => stdout,
+    stderr: () => stderr,
     stop: async () => {
       child.kill("SIGTERM");
       return closed;

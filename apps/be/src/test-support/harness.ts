@@ -5,10 +5,11 @@ import { Writable } from "node:stream";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import {
   createTestDatabase,
-  postgresBinariesAvailable,
+  postgresSuiteCanRun,
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
+import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
 import { createUser } from "../domain/users.ts";
@@ -207,12 +208,7 @@ let sharedServer: Promise<PostgresServer> | null = null;
  * a throwaway one from the machine's binaries; null (and a loud warning) when neither exists.
  */
 export function postgresAvailable(): boolean {
-  if (process.env.TALKIDE_TEST_PG_URL) return true;
-  if (postgresBinariesAvailable()) return true;
-  console.warn(
-    "\n!!! SKIPPING the PostgreSQL server suite of @talkide/be: TALKIDE_TEST_PG_URL is not set and no PostgreSQL server binaries (initdb, pg_ctl) are installed. Install them (Debian: apt-get install postgresql) to run it. !!!\n",
-  );
-  return false;
+  return postgresSuiteCanRun("The PostgreSQL server suite of @talkide/be");
 }
 
 export async function freshPostgresDatabase(): Promise<{
@@ -235,4 +231,17 @@ export async function freshPostgresDatabase(): Promise<{
       await server.stop();
     },
   };
+}
+
+/**
+ * Occupies every free project id below `id` with a member-less placeholder project, so the
+ * next project created gets `id` (ids are the lowest free one).
+ */
+export async function occupyProjectIdsBelow(harness: Harness, id: number): Promise<void> {
+  await sql`INSERT INTO projects (id, name, workspace_dir)
+    SELECT g, 'placeholder', ${join(harness.dataDir, "placeholder-")} || g
+    FROM generate_series(1, ${id - 1}::integer) AS g
+    WHERE NOT EXISTS (SELECT 1 FROM projects WHERE projects.id = g)`.execute(
+    harness.service.database.db,
+  );
 }

@@ -1,6 +1,7 @@
 import {
   lastUserPrompt,
   newInstructionReminders,
+  realClaudeSuiteCanRun,
   startFakeMessagesApi,
   type FakeMessagesApi,
   type RecordedRequest,
@@ -24,12 +25,9 @@ import {
  */
 export const REAL_CLAUDE = findBundledClaudePath(import.meta.url);
 
-export function warnIfNoRealClaude(suite: string): void {
-  if (REAL_CLAUDE === null) {
-    console.warn(
-      `\n!!! SKIPPING ${suite}: the claude binary of @anthropic-ai/claude-code is not installed for this platform. !!!\n`,
-    );
-  }
+/** Whether a suite driving the real CLI can run: skipped loudly locally, a failure under CI=true. */
+export function realClaudeCanRun(suite: string): boolean {
+  return realClaudeSuiteCanRun(suite, REAL_CLAUDE);
 }
 
 /** Mara's prompt as her agent file carries it, without the YAML front matter. */

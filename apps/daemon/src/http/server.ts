@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import { BodyFault, useStrictJsonBodies } from "@talkide/strict-json";
 import type { DatabaseKind } from "../db/database.ts";
 import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -47,10 +48,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   // JSON only: a text body would reach validation as a string and blur the error.
   app.removeContentTypeParser("text/plain");
+  // UTF-8 only, and no string PostgreSQL cannot store (NUL, lone surrogates): a 4xx with a
+  // stable code before any route runs, on the daemon's and the hub's routes alike.
+  useStrictJsonBodies(app);
 
   app.setErrorHandler((error: FastifyError | ApiError | IntakeError, _request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
+    }
+    if (error instanceof BodyFault) {
+      return reply.code(error.statusCode).send(errorBody(error.code, error.message, error.path));
     }
     if (error instanceof IntakeError) {
       return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));

@@ -1,4 +1,5 @@
 import { DeliveryError, parseDelivery } from "@talkide/prompts";
+import { BodyFault, checkStorableText } from "@talkide/strict-json";
 import type { DaemonDb, DeliveryRow } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import { AGENT_ID_PATTERN } from "../store/agents.ts";
@@ -53,10 +54,15 @@ export async function acceptDelivery(
   }
   let delivery;
   try {
+    // The HTTP parser refuses such text already; callers inside the process (the hub) get
+    // the same refusal instead of a database error that would quote the text.
+    checkStorableText(input);
     delivery = parseDelivery(input);
   } catch (error) {
     if (error instanceof DeliveryError)
       throw new IntakeError(error.code, error.path, error.message, 400);
+    if (error instanceof BodyFault)
+      throw new IntakeError(error.code, error.path ?? "", error.message, error.statusCode);
     throw error;
   }
   const identity = deliveryIdentity(delivery);

@@ -76,7 +76,7 @@ describe("authentication", () => {
 describe("validation: a bad delivery gets a stable code and nothing is stored", () => {
   const cases: [
     string,
-    () => { body?: unknown; raw?: string; contentType?: string },
+    () => { body?: unknown; raw?: string | Uint8Array; contentType?: string },
     number,
     object,
   ][] = [
@@ -113,6 +113,43 @@ describe("validation: a bad delivery gets a stable code and nothing is stored", 
       () => ({ body: makeDelivery({ id: "m-1", message_id: "m-2" }) }),
       400,
       { code: "conflicting_field", path: "message_id" },
+    ],
+    [
+      "a NUL in the text",
+      () => ({ body: makeDelivery({ text: "a\u0000b" }) }),
+      400,
+      { code: "invalid_text", path: "text" },
+    ],
+    [
+      "a NUL in the conversation charter",
+      () => ({ body: makeDelivery({ conversation_charter: "x\u0000" }) }),
+      400,
+      { code: "invalid_text", path: "conversation_charter" },
+    ],
+    [
+      "a lone surrogate in the text",
+      () => ({ body: makeDelivery({ text: "\ud800" }) }),
+      400,
+      { code: "invalid_text", path: "text" },
+    ],
+    [
+      "bytes that are not UTF-8",
+      () => ({
+        raw: Buffer.concat([
+          Buffer.from('{"text":"'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('"}'),
+        ]),
+        contentType: "application/json",
+      }),
+      400,
+      { code: "invalid_encoding" },
+    ],
+    [
+      "a charset other than UTF-8",
+      () => ({ body: makeDelivery(), contentType: "application/json; charset=utf-16" }),
+      415,
+      { code: "unsupported_charset" },
     ],
     [
       "text/plain",

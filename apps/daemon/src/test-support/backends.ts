@@ -1,6 +1,6 @@
 import {
   createTestDatabase,
-  postgresBinariesAvailable,
+  postgresSuiteCanRun,
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
@@ -32,16 +32,10 @@ export function pgliteBackend(): Backend {
 
 export function postgresBackend(): Backend {
   const configured = process.env["TALKIDE_TEST_PG_URL"];
-  const available = (configured !== undefined && configured !== "") || postgresBinariesAvailable();
+  const available = postgresSuiteCanRun("The daemon's PostgreSQL server suites");
   let server: PostgresServer | null = null;
   let adminUrl: string | null = null;
   const drops: (() => Promise<void>)[] = [];
-  if (!available) {
-    console.warn(
-      "\n*** SKIPPING the daemon's PostgreSQL server suites: no PostgreSQL binaries (initdb, pg_ctl) on this machine " +
-        "and TALKIDE_TEST_PG_URL is not set. Install postgresql to run them. ***\n",
-    );
-  }
   return {
     name: "postgres",
     available,

@@ -128,7 +128,7 @@ export class ApiClient {
     body?: unknown,
     options: {
       readonly token?: string | null;
-      readonly rawBody?: string;
+      readonly rawBody?: string | Uint8Array;
       readonly contentType?: string;
     } = {},
   ): Promise<ApiResponse<T>> {

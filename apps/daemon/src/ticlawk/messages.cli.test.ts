@@ -449,6 +449,25 @@ describe("ticlawk server info / group members", () => {
   });
 });
 
+describe("the hub's address", () => {
+  it("defaults to the daemon's own TALKIDE_DAEMON_HOST / TALKIDE_DAEMON_PORT", async () => {
+    const { hostname, port } = new URL(hub.url);
+    const found = await hub.ticlawk(bob, ["server", "info"], {
+      env: { TICLAWK_HUB_URL: "", TALKIDE_DAEMON_HOST: hostname, TALKIDE_DAEMON_PORT: port },
+    });
+    expect(found.stderr).toBe("");
+    expect(found.stdout).toContain("You: @bob (human)");
+    const badPort = await hub.ticlawk(bob, ["server", "info"], {
+      env: { TICLAWK_HUB_URL: "", TALKIDE_DAEMON_PORT: "seventy" },
+    });
+    expect(badPort.code).toBe(2);
+    expect(cliError(badPort)).toMatchObject({
+      code: "invalid_argument",
+      path: "TALKIDE_DAEMON_PORT",
+    });
+  });
+});
+
 describe("failures", () => {
   it("reminders and services are not supported by this hub", async () => {
     const [reminder, service] = await Promise.all([

@@ -13,8 +13,28 @@ export interface TiclawkIo {
   readonly err: (text: string) => void;
 }
 
-/** The daemon's default address (`DEFAULT_PORT` of its config), for people running ticlawk by hand. */
-export const DEFAULT_HUB_URL = "http://127.0.0.1:7420";
+/** The daemon's default port (`DEFAULT_PORT` of its config). */
+const DEFAULT_DAEMON_PORT = 7420;
+
+/**
+ * The daemon's address as its own configuration reads it, for people running ticlawk by hand
+ * next to a daemon started with TALKIDE_DAEMON_HOST / TALKIDE_DAEMON_PORT. A wildcard host
+ * (0.0.0.0, ::) is reached on loopback.
+ */
+export function daemonUrlFromEnv(env: Readonly<Record<string, string | undefined>>): string {
+  const rawHost = env["TALKIDE_DAEMON_HOST"]?.trim() ?? "";
+  const host = rawHost === "" || rawHost === "0.0.0.0" || rawHost === "::" ? "127.0.0.1" : rawHost;
+  const rawPort = env["TALKIDE_DAEMON_PORT"]?.trim() ?? "";
+  const port = rawPort === "" ? DEFAULT_DAEMON_PORT : Number(rawPort);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw usageFailure(
+      "invalid_argument",
+      "TALKIDE_DAEMON_PORT must be the daemon's port (1–65535); or set TICLAWK_HUB_URL.",
+      "TALKIDE_DAEMON_PORT",
+    );
+  }
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
 
 const TASK_STATUSES = ["todo", "in_progress", "in_review", "done", "canceled"] as const;
 
@@ -32,7 +52,8 @@ function parseCount(name: string) {
 /**
  * `ticlawk`: how agents (and people) talk through the hub. Credentials come from the
  * environment, as the daemon sets them for every turn: `TICLAWK_TOKEN` (required),
- * `TICLAWK_HUB_URL` (default: `TICLAWK_DAEMON_URL`, then http://127.0.0.1:7420) and
+ * `TICLAWK_HUB_URL` (default: `TICLAWK_DAEMON_URL`, then the daemon's own
+ * `TALKIDE_DAEMON_HOST`/`TALKIDE_DAEMON_PORT`, then http://127.0.0.1:7420) and
  * `TICLAWK_TARGET`, the default of `--target` (the conversation of the current turn).
  */
 export function buildTiclawkProgram(io: TiclawkIo): Command {
@@ -55,7 +76,7 @@ export function buildTiclawkProgram(io: TiclawkIo): Command {
     const url = [io.env["TICLAWK_HUB_URL"], io.env["TICLAWK_DAEMON_URL"]]
       .map((v) => v?.trim() ?? "")
       .find((v) => v !== "");
-    return new HubClient(url ?? DEFAULT_HUB_URL, token);
+    return new HubClient(url ?? daemonUrlFromEnv(io.env), token);
   };
   const print = (answer: HubAnswer): void => {
     io.out(answer.text);

@@ -7,6 +7,7 @@ import {
   readPins,
   RUNTIME_DYNAMIC_PATTERNS,
   REAL_CLAUDE_PATH,
+  realClaudeSuiteCanRun,
   REAL_CLAUDE_VERSION,
   realClaudeEnv,
   startFakeMessagesApi,
@@ -26,7 +27,9 @@ import { makeDelivery, makeTempDir, removeDir, startTestDaemon } from "../test-s
 const PINS = join(import.meta.dirname, `manifest.claude-${REAL_CLAUDE_VERSION}.json`);
 const REPLY = "Odpověděl jsem do skupiny.";
 
-describe.skipIf(REAL_CLAUDE_PATH === null)(
+const canRun = realClaudeSuiteCanRun("the daemon's wire manifest suite");
+
+describe.skipIf(!canRun)(
   "the daemon at the wire: every block accounted for",
   () => {
     it("classifies a fresh turn and a resumed turn of one conversation", async () => {

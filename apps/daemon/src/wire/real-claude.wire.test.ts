@@ -9,6 +9,7 @@ import {
   systemBlocks,
   type FakeMessagesApi,
   type RecordedRequest,
+  realClaudeSuiteCanRun,
 } from "@talkide/claude-cli/testing";
 import { buildInboundWakePrompt, parseDelivery, STANDING_PROMPT } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,12 +22,7 @@ import {
   type TestDaemon,
 } from "../test-support/harness.ts";
 
-if (REAL_CLAUDE_PATH === null) {
-  console.warn(
-    "\n*** SKIPPING the daemon's wire suite: the pinned Claude Code CLI (@anthropic-ai/claude-code) is not installed. " +
-      "Run pnpm install at the repository root. ***\n",
-  );
-}
+const canRun = realClaudeSuiteCanRun("The daemon's real-claude wire suite");
 
 /** Tool calls and tool results are content blocks the text-only readers leave out. */
 interface Block {
@@ -53,7 +49,7 @@ const resultText = (block: Block | undefined): string =>
  * The real Claude Code CLI (pinned) driven by the daemon against a fake Messages API on
  * loopback: what the model provider would receive.
  */
-describe.skipIf(REAL_CLAUDE_PATH === null)(
+describe.skipIf(!canRun)(
   "the daemon with the real claude CLI, at the wire",
   () => {
     let dir: string;

@@ -14,6 +14,7 @@ export {
   REAL_CLAUDE_PATH,
   REAL_CLAUDE_VERSION,
   realClaudeEnv,
+  realClaudeSuiteCanRun,
   resolveRealClaudePath,
   type RealClaudeEnvOptions,
 } from "./real-claude.ts";

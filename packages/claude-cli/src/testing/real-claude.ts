@@ -67,3 +67,25 @@ export function realClaudeEnv(options: RealClaudeEnvOptions): Record<string, str
     ...options.extra,
   };
 }
+
+/**
+ * Whether a suite that drives the real CLI can run here. Without the binary a local run
+ * skips it with a loud warning; a CI run (CI=true, as `.ci/run` sets) throws with what to
+ * install, so a green CI never hides a wire suite that did not run.
+ */
+export function realClaudeSuiteCanRun(
+  suite: string,
+  path: string | null = REAL_CLAUDE_PATH,
+): boolean {
+  if (path !== null) return true;
+  const missing =
+    `${suite} needs the pinned claude binary (@anthropic-ai/claude-code ${REAL_CLAUDE_VERSION}) ` +
+    `for ${process.platform}-${process.arch}, which is not installed: run \`pnpm install\` in ` +
+    "the repository root (without --omit=optional; its postinstall puts the binary in place).";
+  const ci = (process.env["CI"] ?? "").trim().toLowerCase();
+  if (ci !== "" && ci !== "false" && ci !== "0") {
+    throw new Error(`${missing} Under CI=true this suite fails instead of skipping.`);
+  }
+  console.warn(`\n!!! SKIPPING: ${missing} !!!\n`);
+  return false;
+}

@@ -122,6 +122,7 @@ export async function startHub(
     readonly config?: Partial<DaemonConfig>;
     readonly childEnv?: Readonly<Record<string, string>>;
     readonly dataDir?: string;
+    readonly logger?: Parameters<typeof startTestDaemon>[0]["logger"];
   } = {},
 ): Promise<HubFixture> {
   const dataDir = options.dataDir ?? (await makeTempDir("talkide-hub-test-"));
@@ -129,6 +130,7 @@ export async function startHub(
     dataDir,
     config: { claudePath: join(dataDir, "no-claude-here"), ...options.config },
     ...(options.childEnv === undefined ? {} : { childEnv: options.childEnv }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     extensions: [hubExtension()],
   });
   const { api } = test;
