@@ -5,7 +5,11 @@ import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
-import { findBundledClaudePath, HERMETIC_CLAUDE_ENV, killLeftoverProcesses } from "@talkide/claude-cli";
+import {
+  findBundledClaudePath,
+  HERMETIC_CLAUDE_ENV,
+  killLeftoverProcesses,
+} from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE, TurnRunner } from "./agent/turn-runner.ts";
 import { assertWorkspacesIsolated, assertWorkspacesRootIsolated } from "./agent/workspace-guard.ts";
 import type { Config } from "./config.ts";

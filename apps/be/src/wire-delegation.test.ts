@@ -4,7 +4,6 @@ import { systemPromptText, type RecordedRequest } from "@talkide/claude-cli/test
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MARA_PROMPT,
-  REAL_CLAUDE,
   startWireBench,
   realClaudeCanRun,
   type WireBench,

@@ -13,7 +13,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MARA_PROMPT,
-  REAL_CLAUDE,
   startWireBench,
   realClaudeCanRun,
   type WireBench,
@@ -41,74 +40,71 @@ const RUNTIME_PATTERNS = [
   { marker: "plugin-agents", pattern: /(?:^- talkide:[^\n]*\n)+/gmu, ours: true },
 ];
 
-describe.skipIf(!canRun)(
-  "at the wire: every block of a backend turn is accounted for",
-  () => {
-    let bench: WireBench;
-    beforeAll(async () => {
-      bench = await startWireBench("split");
-      bench.fake.setReply({ text: REPLY });
-    }, 180_000);
-    afterAll(async () => {
-      await bench.close();
-    });
+describe.skipIf(!canRun)("at the wire: every block of a backend turn is accounted for", () => {
+  let bench: WireBench;
+  beforeAll(async () => {
+    bench = await startWireBench("split");
+    bench.fake.setReply({ text: REPLY });
+  }, 180_000);
+  afterAll(async () => {
+    await bench.close();
+  });
 
-    it("classifies a first turn, a resumed turn and a turn after a change of writer", async () => {
-      const project = await bench.newProject();
-      const filesNow = async (): Promise<OurText[]> => [
-        {
-          label: "file:CLAUDE.md",
-          embedded: true,
-          text: (await readFile(join(project.workspaceDir, "CLAUDE.md"), "utf8")).trimEnd(),
-        },
-        {
-          label: "file:.talkide/active-writer.md",
-          embedded: true,
-          text: (
-            await readFile(join(project.workspaceDir, ".talkide", "active-writer.md"), "utf8")
-          ).trimEnd(),
-        },
-      ];
-      const messages = ["První zpráva Maře", "Druhá zpráva Maře", "Bob píše poprvé"];
-      const requests: RecordedRequest[] = [];
-      const files: OurText[][] = [];
-      requests.push(await bench.turn(bench.anna, project.id, messages[0] ?? "", "first"));
-      files.push(await filesNow());
-      requests.push(await bench.turn(bench.anna, project.id, messages[1] ?? "", "resumed"));
-      files.push(await filesNow());
-      requests.push(await bench.turn(bench.bob, project.id, messages[2] ?? "", "writer changed"));
-      files.push(await filesNow());
+  it("classifies a first turn, a resumed turn and a turn after a change of writer", async () => {
+    const project = await bench.newProject();
+    const filesNow = async (): Promise<OurText[]> => [
+      {
+        label: "file:CLAUDE.md",
+        embedded: true,
+        text: (await readFile(join(project.workspaceDir, "CLAUDE.md"), "utf8")).trimEnd(),
+      },
+      {
+        label: "file:.talkide/active-writer.md",
+        embedded: true,
+        text: (
+          await readFile(join(project.workspaceDir, ".talkide", "active-writer.md"), "utf8")
+        ).trimEnd(),
+      },
+    ];
+    const messages = ["První zpráva Maře", "Druhá zpráva Maře", "Bob píše poprvé"];
+    const requests: RecordedRequest[] = [];
+    const files: OurText[][] = [];
+    requests.push(await bench.turn(bench.anna, project.id, messages[0] ?? "", "first"));
+    files.push(await filesNow());
+    requests.push(await bench.turn(bench.anna, project.id, messages[1] ?? "", "resumed"));
+    files.push(await filesNow());
+    requests.push(await bench.turn(bench.bob, project.id, messages[2] ?? "", "writer changed"));
+    files.push(await filesNow());
 
-      const sessionId = requests[0]?.headers["x-claude-code-session-id"] ?? "";
-      const ours = (index: number): OurText[] => [
-        ...files.slice(0, index + 1).flat(),
-        { label: "agent-file", text: MARA_PROMPT },
-        { label: "message", text: messages[index] ?? "" },
-        ...messages.slice(0, index).map((text) => ({ label: "earlier-turn:message", text })),
-        ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
-      ];
-      const dynamic = {
-        workspace: project.workspaceDir,
-        session: sessionId,
-        date: new Date().toISOString().slice(0, 10),
-      };
-      const pins = existsSync(PINS) ? await readPins(PINS) : {};
-      const manifest = classifyRequests({
-        requests,
-        ours,
-        dynamic,
-        patterns: RUNTIME_PATTERNS,
-        pins,
-      });
-      expect(
-        await manifestReport(manifest, PINS, pins, ["first", "resumed", "writer changed"]),
-      ).toBe("");
-      // What is ours arrived as ours: the files, the agent file and each message.
-      const kinds = manifest.blocks.map((b) => b.kind).join("\n");
-      expect(kinds).toContain("file:CLAUDE.md");
-      expect(kinds).toContain("agent-file");
-      expect(kinds).toContain("message");
-      expect(kinds).toContain("earlier-turn:reply");
+    const sessionId = requests[0]?.headers["x-claude-code-session-id"] ?? "";
+    const ours = (index: number): OurText[] => [
+      ...files.slice(0, index + 1).flat(),
+      { label: "agent-file", text: MARA_PROMPT },
+      { label: "message", text: messages[index] ?? "" },
+      ...messages.slice(0, index).map((text) => ({ label: "earlier-turn:message", text })),
+      ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
+    ];
+    const dynamic = {
+      workspace: project.workspaceDir,
+      session: sessionId,
+      date: new Date().toISOString().slice(0, 10),
+    };
+    const pins = existsSync(PINS) ? await readPins(PINS) : {};
+    const manifest = classifyRequests({
+      requests,
+      ours,
+      dynamic,
+      patterns: RUNTIME_PATTERNS,
+      pins,
     });
-  },
-);
+    expect(await manifestReport(manifest, PINS, pins, ["first", "resumed", "writer changed"])).toBe(
+      "",
+    );
+    // What is ours arrived as ours: the files, the agent file and each message.
+    const kinds = manifest.blocks.map((b) => b.kind).join("\n");
+    expect(kinds).toContain("file:CLAUDE.md");
+    expect(kinds).toContain("agent-file");
+    expect(kinds).toContain("message");
+    expect(kinds).toContain("earlier-turn:reply");
+  });
+});

@@ -2,11 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { instructionReminders, newInstructionReminders } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startWireBench,
-  realClaudeCanRun,
-  type WireBench,
-} from "./test-support/wire-harness.ts";
+import { startWireBench, realClaudeCanRun, type WireBench } from "./test-support/wire-harness.ts";
 
 const canRun = realClaudeCanRun("the @talkide/be single-layout wire suite");
 

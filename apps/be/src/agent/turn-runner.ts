@@ -636,14 +636,14 @@ function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
     });
     return;
   }
-    const retry = apiRetryOf(event);
-    if (retry !== null) {
-      live.emit("agent.api_retry", apiRetryEventData(retry));
-      return;
-    }
-    // Claude Code's stand-in for a reply (an API error, "Not logged in") is the runtime
-    // talking, never Mara: the failure reaches people as the turn's error instead.
-    if (event.type !== "assistant" || isSyntheticAssistantEvent(event)) return;
+  const retry = apiRetryOf(event);
+  if (retry !== null) {
+    live.emit("agent.api_retry", apiRetryEventData(retry));
+    return;
+  }
+  // Claude Code's stand-in for a reply (an API error, "Not logged in") is the runtime
+  // talking, never Mara: the failure reaches people as the turn's error instead.
+  if (event.type !== "assistant" || isSyntheticAssistantEvent(event)) return;
   const message = event.message as { content?: unknown } | undefined;
   if (!Array.isArray(message?.content)) return;
   for (const block of message.content as Array<Record<string, unknown>>) {

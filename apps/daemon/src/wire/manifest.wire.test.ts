@@ -29,77 +29,74 @@ const REPLY = "Odpověděl jsem do skupiny.";
 
 const canRun = realClaudeSuiteCanRun("the daemon's wire manifest suite");
 
-describe.skipIf(!canRun)(
-  "the daemon at the wire: every block accounted for",
-  () => {
-    it("classifies a fresh turn and a resumed turn of one conversation", async () => {
-      const dir = await makeTempDir();
-      const api = await startFakeMessagesApi({ reply: { text: REPLY } });
-      const home = join(dir, "home");
-      await mkdir(join(home, "tmp"), { recursive: true });
-      const td = await startTestDaemon({
-        dataDir: join(dir, "data"),
-        config: { claudePath: REAL_CLAUDE_PATH ?? "", concurrency: 1, turnTimeoutMs: 120_000 },
-        childBaseEnv: realClaudeEnv({
-          baseUrl: api.url,
-          home,
-          extra: { TMPDIR: join(home, "tmp") },
+describe.skipIf(!canRun)("the daemon at the wire: every block accounted for", () => {
+  it("classifies a fresh turn and a resumed turn of one conversation", async () => {
+    const dir = await makeTempDir();
+    const api = await startFakeMessagesApi({ reply: { text: REPLY } });
+    const home = join(dir, "home");
+    await mkdir(join(home, "tmp"), { recursive: true });
+    const td = await startTestDaemon({
+      dataDir: join(dir, "data"),
+      config: { claudePath: REAL_CLAUDE_PATH ?? "", concurrency: 1, turnTimeoutMs: 120_000 },
+      childBaseEnv: realClaudeEnv({
+        baseUrl: api.url,
+        home,
+        extra: { TMPDIR: join(home, "tmp") },
+      }),
+      killGraceMs: 2000,
+    });
+    try {
+      const workspace = join(dir, "agents", "alice");
+      await td.api.registerAgent("alice", workspace);
+      const deliveries = [
+        makeDelivery({
+          conversation_id: "c-1",
+          conversation_name: "kuchyne",
+          text: "Je polévka hotová?",
         }),
-        killGraceMs: 2000,
-      });
-      try {
-        const workspace = join(dir, "agents", "alice");
-        await td.api.registerAgent("alice", workspace);
-        const deliveries = [
-          makeDelivery({
-            conversation_id: "c-1",
-            conversation_name: "kuchyne",
-            text: "Je polévka hotová?",
-          }),
-          makeDelivery({
-            conversation_id: "c-1",
-            conversation_name: "kuchyne",
-            text: "A co knedlíky?",
-          }),
-        ];
-        const wakes = deliveries.map((d) => buildInboundWakePrompt(parseDelivery(d)).text);
-        for (const delivery of deliveries) {
-          const ack = await td.api.deliver("alice", delivery);
-          const [done] = await td.api.settled([ack.body.delivery.id]);
-          expect(done?.state, JSON.stringify(done)).toBe("completed");
-        }
-        const requests = api.messageRequests();
-        expect(requests).toHaveLength(2);
-        const ours = (index: number): OurText[] => [
-          { label: "standing-prompt", text: STANDING_PROMPT },
-          { label: "wake-prompt", text: wakes[index] ?? "" },
-          ...wakes.slice(0, index).map((text) => ({ label: "earlier-turn:wake-prompt", text })),
-          ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
-        ];
-        const dynamic = {
-          workspace,
-          session: requests[0]?.headers["x-claude-code-session-id"] ?? "",
-          date: new Date().toISOString().slice(0, 10),
-        };
-        const pins = existsSync(PINS) ? await readPins(PINS) : {};
-        const manifest = classifyRequests({
-          requests,
-          ours,
-          dynamic,
-          patterns: RUNTIME_DYNAMIC_PATTERNS,
-          pins,
-        });
-        const labels = ["fresh", "resumed"];
-        expect(await manifestReport(manifest, PINS, pins, labels)).toBe("");
-        const kinds = manifest.blocks.map((b) => b.kind).join("\n");
-        expect(kinds).toContain("standing-prompt");
-        expect(kinds).toContain("ours: wake-prompt");
-        expect(kinds).toContain("earlier-turn:reply");
-      } finally {
-        await td.stop();
-        await api.close();
-        await removeDir(dir);
+        makeDelivery({
+          conversation_id: "c-1",
+          conversation_name: "kuchyne",
+          text: "A co knedlíky?",
+        }),
+      ];
+      const wakes = deliveries.map((d) => buildInboundWakePrompt(parseDelivery(d)).text);
+      for (const delivery of deliveries) {
+        const ack = await td.api.deliver("alice", delivery);
+        const [done] = await td.api.settled([ack.body.delivery.id]);
+        expect(done?.state, JSON.stringify(done)).toBe("completed");
       }
-    }, 600_000);
-  },
-);
+      const requests = api.messageRequests();
+      expect(requests).toHaveLength(2);
+      const ours = (index: number): OurText[] => [
+        { label: "standing-prompt", text: STANDING_PROMPT },
+        { label: "wake-prompt", text: wakes[index] ?? "" },
+        ...wakes.slice(0, index).map((text) => ({ label: "earlier-turn:wake-prompt", text })),
+        ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
+      ];
+      const dynamic = {
+        workspace,
+        session: requests[0]?.headers["x-claude-code-session-id"] ?? "",
+        date: new Date().toISOString().slice(0, 10),
+      };
+      const pins = existsSync(PINS) ? await readPins(PINS) : {};
+      const manifest = classifyRequests({
+        requests,
+        ours,
+        dynamic,
+        patterns: RUNTIME_DYNAMIC_PATTERNS,
+        pins,
+      });
+      const labels = ["fresh", "resumed"];
+      expect(await manifestReport(manifest, PINS, pins, labels)).toBe("");
+      const kinds = manifest.blocks.map((b) => b.kind).join("\n");
+      expect(kinds).toContain("standing-prompt");
+      expect(kinds).toContain("ours: wake-prompt");
+      expect(kinds).toContain("earlier-turn:reply");
+    } finally {
+      await td.stop();
+      await api.close();
+      await removeDir(dir);
+    }
+  }, 600_000);
+});
