@@ -30,17 +30,15 @@ describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
         systemPromptText(request).includes(MARA_PROMPT) &&
         !request.rawBody.includes("tool_result")
       ) {
+        // The message names the agent Mara calls: the team's analyst, or one of Claude Code's own.
+        const target = /DELEGATE-TO:([\w:-]+)/.exec(request.rawBody)?.[1] ?? "talkide:analyst";
         return {
           content: [
             {
               type: "tool_use",
-              id: "toolu_01DelegateAnalyst",
+              id: `toolu_01Delegate${target.replace(/\W/g, "")}`,
               name: "Agent",
-              input: {
-                description: "Order form spec",
-                prompt: SLICE,
-                subagent_type: "talkide:analyst",
-              },
+              input: { description: "Order form spec", prompt: SLICE, subagent_type: target },
             },
           ],
         };
@@ -76,4 +74,21 @@ describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
     const mara = requests.find((r) => systemPromptText(r).includes(MARA_PROMPT));
     expect(mara?.rawBody).toContain("(project instructions");
   }, 180_000);
+
+  it.each(["general-purpose", "claude", "statusline-setup", "Explore", "Plan"])(
+    "refuses Claude Code's own %s agent: Mara delegates only to her team",
+    async (agent) => {
+      const project = await bench.newProject();
+      const before = bench.fake.messageRequests().length;
+      await bench.turn(bench.anna, project.id, `Zkus to. DELEGATE-TO:${agent}`, `deny ${agent}`);
+      const requests = bench.fake.messageRequests().slice(before);
+      // Only Mara's own requests: the delegation is refused before any agent starts.
+      for (const request of requests) {
+        expect(systemPromptText(request)).toContain(MARA_PROMPT);
+      }
+      const last = requests.at(-1)?.rawBody ?? "";
+      expect(last).toContain(`Agent type '${agent}' has been denied by permission rule`);
+    },
+    180_000,
+  );
 });

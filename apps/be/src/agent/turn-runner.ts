@@ -49,6 +49,22 @@ export interface TurnRunnerOptions {
 }
 
 /**
+ * Claude Code's own agents (as listed by the pinned CLI's init event). Mara delegates only to
+ * the team agents of her plugin, which are started without CLAUDE.md; measured at the wire,
+ * `general-purpose`, `claude` and `statusline-setup` receive the whole CLAUDE.md (roster and
+ * briefings) when called, and `Explore` and `Plan` are not in her delegation table. A
+ * permission rule denies them all, so a delegation to one fails as a tool error instead of
+ * handing the roster to an agent the seed says must not see it.
+ */
+export const BUILT_IN_AGENTS_DENIED = [
+  "Agent(general-purpose)",
+  "Agent(claude)",
+  "Agent(statusline-setup)",
+  "Agent(Explore)",
+  "Agent(Plan)",
+] as const;
+
+/**
  * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
  * prompt sections (working directory, date, git status) keeps the system prompt identical
  * across projects and turns, so the provider's prompt cache can be reused. The permission
@@ -62,6 +78,8 @@ export function extraClaudeArgs(
     "--exclude-dynamic-system-prompt-sections",
     "--permission-mode",
     settings.permissionMode,
+    "--disallowedTools",
+    BUILT_IN_AGENTS_DENIED.join(","),
   ];
   if (settings.allowedTools.length > 0)
     args.push("--allowedTools", settings.allowedTools.join(","));

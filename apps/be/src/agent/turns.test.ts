@@ -177,6 +177,9 @@ describe("turns with the fake claude", () => {
         // Print mode cannot ask for permission: Mara's delegates may edit workspace files.
         "--permission-mode",
         "acceptEdits",
+        // Claude Code's own agents would see CLAUDE.md: only the plugin's team agents may run.
+        "--disallowedTools",
+        "Agent(general-purpose),Agent(claude),Agent(statusline-setup),Agent(Explore),Agent(Plan)",
       ];
       expect(records[0]?.argv).toEqual([
         "-p",
