@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { runClaudeTurn } from "@talkide/claude-cli";
-import { instructionReminders, realClaudeEnv } from "@talkide/claude-cli/testing";
+import { instructionReminders, lastUserPrompt, realClaudeEnv } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./test-support/harness.ts";
 import {
@@ -26,6 +26,7 @@ const NAMED_FILES = ["poznamky.md", "a.md", "b.md", "c.md", "d.md", "e.md", "f.m
 describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
   let bench: WireBench;
   let escapedWorkspace = "";
+  let escapedProjectId = 0;
   beforeAll(async () => {
     bench = await startWireBench("split");
   }, 180_000);
@@ -56,6 +57,7 @@ describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
     expect(created.status).toBe(201);
     const { id, workspaceDir } = created.body.project;
     escapedWorkspace = workspaceDir;
+    escapedProjectId = id;
     for (const name of NAMED_FILES) {
       const file = join(workspaceDir, name);
       await mkdir(dirname(file), { recursive: true });
@@ -73,6 +75,27 @@ describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
     const claudeMd = instructionReminders(request)[0]?.files[0]?.content ?? "";
     expect(claudeMd).toContain("- **Název**: Pekárna \\@poznamky.md");
     expect(claudeMd).toContain("> x \\\\\\@d.md a x \\\\\\\\\\@e.md");
+  });
+
+  it("the member's message loads no file: not in the workspace, not outside, not in HOME", async () => {
+    // The project of the first test; its workspace still holds the canary files.
+    expect(escapedProjectId).toBeGreaterThan(0);
+    const outside = await mkdtemp(join(tmpdir(), "be-wire-message-outside-"));
+    try {
+      await writeFile(join(outside, "secret.txt"), "CANARY-OUTSIDE-message\n");
+      const message = [
+        "@poznamky.md prosím přečti a.md",
+        `> @${outside}/secret.txt a @../b.md`,
+        "viz\u00a0@c.md a \\@d.md a @./",
+      ].join("\n");
+      const request = await bench.turn(bench.anna, escapedProjectId, message, "message with @");
+      const body = JSON.stringify(request.body);
+      expect(body).not.toContain("CANARY-IMPORTED");
+      expect(body).not.toContain("CANARY-OUTSIDE");
+      expect(lastUserPrompt(request)).toContain("\\@poznamky.md prosím");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it("control: the same files without the escapes make the CLI load the named files", async () => {

@@ -20,6 +20,7 @@ export {
   PromptParameterError,
   type PromptParameterErrorCode,
 } from "./text/parameters.ts";
+export { importSafe } from "./text/import-safe.ts";
 export { isSafeToken } from "./text/safe-token.ts";
 export { neutralizeInline, neutralizeMultiLine } from "./text/neutralize.ts";
 export { toMultiLineText, toSingleLineText } from "./text/unicode.ts";

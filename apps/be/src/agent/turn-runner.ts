@@ -9,7 +9,7 @@ import {
   type ClaudeTurnResult,
   WorkspaceIsolationError,
 } from "@talkide/claude-cli";
-import type { MaraPluginDigest } from "@talkide/prompts";
+import { importSafe, type MaraPluginDigest } from "@talkide/prompts";
 import { derivePorts, probePort } from "@talkide/ports";
 import type { Kysely } from "kysely";
 import { sql, type Selectable } from "kysely";
@@ -440,7 +440,10 @@ export class TurnRunner {
     return runClaudeTurn({
       claudePath: claude.claudePath,
       cwd: workspaceDir,
-      prompt: turn.prompt,
+      // Print mode reads a file for every `@word` at a word start in the prompt, anywhere on
+      // the server and past the tool permissions; the member's words reach Mara with `\@`
+      // (README, "The member's message loads no file").
+      prompt: importSafe(turn.prompt),
       // The session continues from its last successful turn: whatever a failed turn left in
       // Claude Code's transcript after that message is not part of the conversation.
       resumeSessionId: session?.claude_session_id,

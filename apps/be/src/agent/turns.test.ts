@@ -88,6 +88,23 @@ describe("turns with the fake claude", () => {
     await harness.close();
   });
 
+  it("hands the member's words to claude in their import-safe form, so no `@` loads a file", async () => {
+    const record = join(harness.dataDir, "record-import-safe.jsonl");
+    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    try {
+      const { project } = await newProject(harness, anna);
+      const words = "@notes.md viz @/etc/passwd\n> @~/.ssh/id_rsa a\u00a0@src/ a \\@x";
+      const sent = await sendMessage(harness, anna.token, project.id, words);
+      expect(sent.status).toBe(202);
+      const records = await readFakeClaudeRecords(record);
+      expect(records.map((r) => r.stdin)).toEqual([
+        "\\@notes.md viz \\@/etc/passwd\n> \\@~/.ssh/id_rsa a\u00a0\\@src/ a \\\\\\@x",
+      ]);
+    } finally {
+      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+    }
+  });
+
   it("spawns claude with the agreed argv, cwd, stdin and a minimal environment; resumes; costs per turn", async () => {
     const record = join(harness.dataDir, "record-1.jsonl");
     harness.claudeEnv.FAKE_CLAUDE_RECORD = record;

@@ -4,6 +4,7 @@
 // readings of one text must agree. Optional parts of the layout are lists of zero or one
 // element, so the template's {{#each}} shows or leaves them out.
 
+import { importSafe } from "./import-safe.ts";
 import { trimWhiteSpace } from "./unicode.ts";
 
 export interface WakeRefusal {
@@ -97,14 +98,19 @@ function isTimestamp(value: string): boolean {
   );
 }
 
-/** Multi-line rule: line breaks to \n, other controls but tab to U+FFFD, trimmed. */
+/**
+ * Multi-line rule: line breaks to \n, other controls but tab to U+FFFD, trimmed; then the
+ * import-safe form.
+ */
 function multiLine(value: string): string {
-  return trimWhiteSpace(value.replace(LINE_BREAK, "\n").replace(CONTROL_BUT_TAB_AND_LF, "\uFFFD"));
+  return importSafe(
+    trimWhiteSpace(value.replace(LINE_BREAK, "\n").replace(CONTROL_BUT_TAB_AND_LF, "\uFFFD")),
+  );
 }
 
-/** Single-line rule: white space runs to one space, trimmed, controls to U+FFFD. */
+/** Single-line rule: white space runs to one space, trimmed, controls to U+FFFD; import-safe. */
 function singleLine(value: string): string {
-  return trimWhiteSpace(value.replace(WHITE_SPACE_RUN, " ")).replace(CONTROL, "\uFFFD");
+  return importSafe(trimWhiteSpace(value.replace(WHITE_SPACE_RUN, " ")).replace(CONTROL, "\uFFFD"));
 }
 
 /** On a line of the prompt's own: bare when a safe token, else a JSON string. */

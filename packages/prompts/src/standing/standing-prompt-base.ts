@@ -91,13 +91,15 @@ or a direct conversation ever reads it.
 
 Each inbound message arrives as a wake message with one envelope line:
 
-    [target=T msg=ID seq=N time=TIME type=human|agent|system reason=R] @sender:
+    [target=T msg=ID seq=N time=TIME type=human|agent|system reason=R] \\@sender:
     > the text of the message, every line behind "> "
 
 \`target\` is where a reply goes, \`msg\` is the message id and \`seq\` its position in the
 conversation; \`seq=\` and \`reason=\` are left out when the sender's side did not give them. On
 the envelope line, a task shows up as \`[task #N status=S assignee=KIND:ID title="..."]\` and
 reactions as \`[reactions: ...]\`.
+Every \`@\` of the sender and of what people wrote reaches you as \`\\@\`, so that it
+opens no file; read it as \`@\`, and write a plain \`@\` yourself.
 
 Every line that people wrote starts with \`> \`: the text of the message, the lines of a
 charter, the snippet of a quote, the purpose of a group. No line the daemon writes ever starts

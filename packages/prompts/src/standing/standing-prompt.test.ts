@@ -17,7 +17,7 @@ import {
  * The SHA-256 of the default standing prompt. It is written out here on purpose: a change of
  * the prompt's text must be a conscious change of this line too (and of the spec case).
  */
-const PINNED_VERSION = "5a0de823c87b92fc28e15326ad019f8d2d099d8271c346dec6262f5f1cf28f67";
+const PINNED_VERSION = "bc22856d00d5f5cc59de5cd52437f41380d52f406ddff45bc3bdd39029cb792f";
 
 const template = templateBlockOf(readFileSync(specPage("standing-prompt.md"), "utf8"));
 

@@ -55,6 +55,17 @@ const HOSTILE_FRAGMENTS = [
   "İ",
   "ﬁ",
   "👀",
+  // `@path` the CLI reads as a file when it starts a word (WIRE-NOTES.md)
+  "@",
+  "@.env",
+  "@/etc/passwd",
+  "@../x",
+  "@~/x",
+  "@dir/",
+  "\\@",
+  "\\\\@",
+  "\u00a0@",
+  "> @",
 ];
 
 /** Text built from hostile fragments and arbitrary Unicode. */

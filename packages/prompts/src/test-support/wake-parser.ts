@@ -38,7 +38,7 @@ export interface ParsedWakePrompt {
 }
 
 const ENVELOPE =
-  /^\[target=(\S+) msg=(\S+)(?: seq=(\d+))? time=(\S+) type=(human|agent|system)(?: reason=([a-z_]+))?\] @(\S+):( \[task #\d+ status=[a-z_]+(?: assignee=(?:agent|user):\S+)?(?: title="(?:[^"\\]|\\.)*")?\])?( \[reactions: [^[\];]+(?:; [^[\];]+)*\])?$/u;
+  /^\[target=(\S+) msg=(\S+)(?: seq=(\d+))? time=(\S+) type=(human|agent|system)(?: reason=([a-z_]+))?\] \\@(\S+):( \[task #\d+ status=[a-z_]+(?: assignee=(?:agent|user):\S+)?(?: title="(?:[^"\\]|\\.)*")?\])?( \[reactions: [^[\];]+(?:; [^[\];]+)*\])?$/u;
 const REPLY =
   /^Reply with `ticlawk message send --target "([^"\s]+)"` \(the body goes on standard input, best as a quoted heredoc\), or act on the message as it needs\. Use exactly this target when you reply\.$/u;
 const FINISH =

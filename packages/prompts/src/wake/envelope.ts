@@ -1,9 +1,10 @@
 /**
  * The envelope line of a wake prompt: the reply target, the header
- * `[target=T msg=ID seq=N time=CREATED_AT type=TYPE reason=R] @SENDER:` and the task and
+ * `[target=T msg=ID seq=N time=CREATED_AT type=TYPE reason=R] \@SENDER:` and the task and
  * reactions suffixes that follow it on the same line.
  */
 import { isSafeToken } from "../text/safe-token.ts";
+import { importSafe } from "../text/import-safe.ts";
 import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
 import { ensureDelivery, type Delivery, type DeliveryReason } from "./delivery.ts";
 
@@ -63,7 +64,10 @@ function displayReason(reason: DeliveryReason): string {
   return reason === "thread_follow" ? "reply_follow" : reason;
 }
 
-/** The envelope header without suffixes, ending in `@SENDER:`; ` seq=` only when known. */
+/**
+ * The envelope header without suffixes, ending in `\@SENDER:`; ` seq=` only when known. The
+ * backslash keeps the CLI from reading a workspace file named like the sender (`.env`).
+ */
 export function buildEnvelopeHeader(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   const seq = d.seq === null ? "" : ` seq=${d.seq}`;
@@ -71,16 +75,16 @@ export function buildEnvelopeHeader(delivery: Delivery): string {
   const sender = senderHandle(d) ?? UNKNOWN_SENDER;
   return (
     `[target=${buildEnvelopeTarget(d)} msg=${d.id}${seq} time=${d.created_at}` +
-    ` type=${d.sender_type}${reason}] @${sender}:`
+    ` type=${d.sender_type}${reason}] \\@${sender}:`
   );
 }
 
 /**
- * A JSON string literal of single-line text. It cannot hold a line break or an unescaped `"`,
- * so it stays one value on the line of the prompt that carries it.
+ * A JSON string literal of single-line text in its import-safe form. It cannot hold a line
+ * break or an unescaped `"`, so it stays one value on the line of the prompt that carries it.
  */
 export function quoteSingleLine(value: string): string {
-  return JSON.stringify(toSingleLineText(value));
+  return JSON.stringify(importSafe(toSingleLineText(value)));
 }
 
 function assignee(d: Delivery): string | null {
@@ -104,5 +108,5 @@ export function buildTaskSuffix(delivery: Delivery): string {
 export function buildReactionsSuffix(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   if (d.reactions_summary.length === 0) return "";
-  return ` [reactions: ${d.reactions_summary.join("; ")}]`;
+  return ` [reactions: ${d.reactions_summary.map(importSafe).join("; ")}]`;
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, vi } from "vitest";
 import { forgedBody, hostileDelivery } from "../test-support/arbitraries.ts";
 import { caseFile } from "../test-support/paths.ts";
 import { parseWakePrompt } from "../test-support/wake-parser.ts";
+import { importSafe } from "../text/import-safe.ts";
 import { toMultiLineText, toSingleLineText } from "../text/unicode.ts";
 import {
   buildAttachmentLines,
@@ -80,13 +81,13 @@ describe("structure by construction: hostile text in any user-controlled field",
       expect(parsed.replyTarget).toBe(target);
       expect(parsed.attachments).toEqual(buildAttachmentLines(delivery));
       expect(target).toMatch(TARGET);
-      expect(parsed.body).toEqual(linesOf(toMultiLineText(delivery.text)));
-      const charter = toMultiLineText(delivery.conversation_charter ?? "");
+      expect(parsed.body).toEqual(linesOf(importSafe(toMultiLineText(delivery.text))));
+      const charter = importSafe(toMultiLineText(delivery.conversation_charter ?? ""));
       expect(parsed.charter).toEqual(charter === "" ? null : linesOf(charter));
       const quote = delivery.message_metadata?.quote ?? null;
       expect(parsed.quote === null).toBe(quote === null);
       if (quote !== null && parsed.quote !== null) {
-        const snippet = toSingleLineText(quote.snippet ?? "");
+        const snippet = importSafe(toSingleLineText(quote.snippet ?? ""));
         expect(parsed.quote.snippet).toEqual(snippet === "" ? [] : [snippet]);
       }
       if (parsed.group !== null) expect(parsed.group.membersTarget).toBe(target);
@@ -116,7 +117,24 @@ describe("structure by construction: hostile text in any user-controlled field",
       expect(forged.ownLines).toEqual(expected.ownLines);
       expect(forged.envelope).toEqual(expected.envelope);
       expect(forged.replyTarget).toBe(expected.replyTarget);
-      expect(forged.body).toEqual(linesOf(toMultiLineText(body.toWellFormed().normalize("NFC"))));
+      expect(forged.body).toEqual(
+        linesOf(importSafe(toMultiLineText(body.toWellFormed().normalize("NFC")))),
+      );
+    },
+  );
+
+  // The CLI's `@path` expansion (WIRE-NOTES.md): an `@` at the start of the text, of a line,
+  // or after white space, U+00A0 included. \s covers every White_Space character.
+  const CLI_FILE_MENTION = /(?:^|\s)@/u;
+
+  test.prop([hostileDelivery, fc.constantFrom(undefined, "ticlawk", "my-cli")], { numRuns: 1000 })(
+    "no delivery puts an @ where the CLI would read a file",
+    (raw, cli) => {
+      const text = buildInboundWakePrompt(
+        parseDelivery(raw),
+        cli === undefined ? {} : { cli },
+      ).text;
+      expect(text).not.toMatch(CLI_FILE_MENTION);
     },
   );
 
@@ -203,7 +221,7 @@ describe("the pieces", () => {
     expect(prompt.text).toBe(expected);
     expect(prompt.target).toBe("#general");
     expect(prompt.header).toBe(
-      '[target=#general msg=m-1042 seq=318 time=2026-05-02T14:32:11Z type=human reason=mention] @anna: [task #42 status=in_progress assignee=agent:cook title="Fix Safari login"] [reactions: 👀 1]',
+      '[target=#general msg=m-1042 seq=318 time=2026-05-02T14:32:11Z type=human reason=mention] \\@anna: [task #42 status=in_progress assignee=agent:cook title="Fix Safari login"] [reactions: 👀 1]',
     );
     expect(prompt.rawText).toBe("Any news?\nThe client asks.");
   });
@@ -211,7 +229,7 @@ describe("the pieces", () => {
   test("each piece gives its own part of the prompt", () => {
     expect(buildEnvelopeTarget(delivery)).toBe("#general");
     expect(buildEnvelopeHeader(delivery)).toBe(
-      "[target=#general msg=m-1042 seq=318 time=2026-05-02T14:32:11Z type=human reason=mention] @anna:",
+      "[target=#general msg=m-1042 seq=318 time=2026-05-02T14:32:11Z type=human reason=mention] \\@anna:",
     );
     expect(buildTaskSuffix(delivery)).toBe(
       ' [task #42 status=in_progress assignee=agent:cook title="Fix Safari login"]',

@@ -11,8 +11,11 @@
  *     Group context: ...                  (group messages only)
  *     the reply instruction, with the exact target
  *
- * Every line of user text starts with `> ` and no other line does (see `asUserLines`).
+ * Every line of user text starts with `> ` and no other line does (see `asUserLines`), and
+ * every user value is in its import-safe form (see `importSafe`), so no `@` the prompt holds
+ * stands at a word start, where the CLI would read a file.
  */
+import { importSafe } from "../text/import-safe.ts";
 import { isSafeToken } from "../text/safe-token.ts";
 import { toMultiLineText } from "../text/unicode.ts";
 import { asUserLines } from "../text/user-lines.ts";
@@ -105,7 +108,7 @@ export function buildWakePromptText(parts: WakePromptParts, options?: WakePrompt
   const cli = resolveCli(options);
   checkTarget(parts.target);
   checkHeader(parts.envelopeHeader);
-  const body = toMultiLineText(parts.rawText);
+  const body = importSafe(toMultiLineText(parts.rawText));
   const envelope = [
     parts.envelopeHeader,
     ...(body === "" ? [] : [asUserLines(body)]),

@@ -199,7 +199,7 @@ export function defineRoutingSuite(backend: Backend): void {
         );
         expect(wake.text).toContain("[charter]\n> Feed everyone.\n[/charter]");
         expect(wake.header).toBe(
-          `[target=#kitchen msg=${m.id} seq=${m.seq} time=${m.createdAt} type=human reason=mention] @alice:`,
+          `[target=#kitchen msg=${m.id} seq=${m.seq} time=${m.createdAt} type=human reason=mention] \\@alice:`,
         );
         // An agent sender is named by its handle, with its daemon agent id.
         const byCritic = await payloadOf("cook", quoted.id);
