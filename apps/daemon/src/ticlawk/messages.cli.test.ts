@@ -209,7 +209,7 @@ describe("ticlawk message react", () => {
     ]);
     expect(react.stdout).toBe(`reacted 👀 on msg=${id}; reactions now: 👀 @cook\n`);
     const read = await hub.ticlawk(alice, ["message", "read", "--around", id, "--limit", "1"]);
-    expect(read.stdout).toContain(`type=human] @alice: [reactions: 👀 @cook] taste this`);
+    expect(read.stdout).toContain(`type=human] @alice: [reactions: 👀 \\@cook] taste this`);
     const removed = await hub.ticlawk(cook, [
       "message",
       "react",
@@ -301,7 +301,7 @@ describe("attachments", () => {
     expect(wakes.length).toBeGreaterThan(0);
     const wake = buildInboundWakePrompt(parseDelivery(wakes[0]?.payload));
     const line = `Attached image "soup.png": \`ticlawk attachment get ${attachmentId}\` saves it in your working directory.`;
-    expect(wake.text).toContain(`> @cook how does it look?\n${line}\n`);
+    expect(wake.text).toContain(`> \\@cook how does it look?\n${line}\n`);
 
     const got = await hub.ticlawk(cook, ["attachment", "get", attachmentId], { cwd: workspace });
     expect(got.code).toBe(0);

@@ -71,7 +71,7 @@ public final class ClaudeMdRenderer {
 
   static Rendered render(RenderState state) {
     String shared = sharedPart(state);
-    String activeWriter = "# Aktuálně píše\n" + state.activeMember().salutation() + "\n";
+    String activeWriter = "# Aktuálně píše\n" + importSafe(state.activeMember().salutation()) + "\n";
     return new Rendered(
         shared + activeWriter, shared + "@" + ACTIVE_WRITER_PATH + "\n", activeWriter);
   }
@@ -81,27 +81,35 @@ public final class ClaudeMdRenderer {
     RenderState.Project project = state.project();
     StringBuilder out = new StringBuilder(4096);
     out.append("# Projekt\n")
-        .append("- **Název**: ").append(project.name()).append('\n')
-        .append("- **URL**: ").append(orEmDash(project.url())).append('\n')
-        .append("- **Popis**: ").append(orEmDash(project.description())).append('\n')
-        .append("- **Backend**: ").append(project.backendLanguage()).append(" / ")
-        .append(project.backendFramework()).append('\n')
-        .append("- **Frontend**: ").append(project.frontendLanguage()).append(" / ")
-        .append(project.frontendFramework()).append('\n')
+        .append("- **Název**: ").append(importSafe(project.name())).append('\n')
+        .append("- **URL**: ").append(importSafe(orEmDash(project.url()))).append('\n')
+        .append("- **Popis**: ").append(importSafe(orEmDash(project.description()))).append('\n')
+        .append("- **Backend**: ").append(importSafe(project.backendLanguage())).append(" / ")
+        .append(importSafe(project.backendFramework())).append('\n')
+        .append("- **Frontend**: ").append(importSafe(project.frontendLanguage())).append(" / ")
+        .append(importSafe(project.frontendFramework())).append('\n')
         .append("\n# Infrastructure\n")
         .append("See `.talkide/project.yml` for ports, URLs, and configuration.\n")
         .append("\n# Welcome instrukce\n")
         .append(WELCOME)
         .append("\n# Tým\n");
     for (RenderState.Member member : state.team()) {
-      out.append("\n## Oslovuj jako \"").append(member.salutation()).append("\"\n")
+      out.append("\n## Oslovuj jako \"").append(importSafe(member.salutation())).append("\"\n")
           .append("Briefing pro tým:\n");
-      quote(out, orEmDash(member.teamBriefing()));
+      quote(out, importSafe(orEmDash(member.teamBriefing())));
     }
     return out.append('\n').toString();
   }
 
   /** The line-prefix rule: every line gets "> ", an empty line the bare ">". */
+  /**
+   * Spec "User text loads no file": every {@code @} of user text is written {@code \@}, and a
+   * run of n backslashes right before it becomes 2n + 1, so Claude Code follows no import.
+   */
+  static String importSafe(String value) {
+    return value.replaceAll("(\\\\*)@", "$1$1\\\\@");
+  }
+
   private static void quote(StringBuilder out, String value) {
     for (String line : List.of(value.split("\n", -1))) {
       if (line.isEmpty()) out.append(">\n");
