@@ -199,7 +199,7 @@ export function defineSessionSuite(backend: Backend): void {
           TICLAWK_TURN_ID: turn.id,
           TICLAWK_DAEMON_URL: td.daemon.url,
           // Hermetic runtime: the daemon's own config dir, no auto memory, no git status block.
-          CLAUDE_CONFIG_DIR: expect.stringMatching(/\/claude$/) as unknown,
+          CLAUDE_CONFIG_DIR: join(dir, "claude"),
           CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
           CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1",
         });
