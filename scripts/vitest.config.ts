@@ -5,7 +5,7 @@ export default defineProject({
   test: {
     name: "tooling",
     include: ["*.test.ts", "release/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

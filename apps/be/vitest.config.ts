@@ -9,7 +9,7 @@ export default defineProject({
     // Some tests start real processes (CLIs, databases, the pinned claude binary). On a loaded
     // 2-core machine these take far longer than vitest's 5 s default; the bounds below only
     // stop a hung test, and no test asserts a duration.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

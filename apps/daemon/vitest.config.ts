@@ -8,7 +8,7 @@ export default defineProject({
     include: ["src/**/*.test.ts"],
     // Suites start real daemons, databases and child processes. These bounds only stop a
     // broken build from hanging; no test asserts a duration.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

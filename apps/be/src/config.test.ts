@@ -19,6 +19,7 @@ describe("loadConfig", () => {
       contextLayout: "split",
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,
+      instanceLeaseSeconds: 20,
       anthropicApiKey: null,
       anthropicBaseUrl: null,
       claudeEnvPassthrough: [],
@@ -50,6 +51,7 @@ describe("loadConfig", () => {
         TALKIDE_CONTEXT_LAYOUT: "single",
         TALKIDE_TURN_TIMEOUT_MS: "60000",
         TALKIDE_TURN_QUEUE_LIMIT: "0",
+        TALKIDE_INSTANCE_LEASE_SECONDS: "12",
         ANTHROPIC_API_KEY: "sk-test",
         ANTHROPIC_BASE_URL: "https://proxy.example.com",
         TALKIDE_CLAUDE_ENV_PASSTHROUGH: "HTTPS_PROXY, NO_PROXY",
@@ -73,6 +75,7 @@ describe("loadConfig", () => {
       contextLayout: "single",
       turnTimeoutMs: 60000,
       turnQueueLimit: 0,
+      instanceLeaseSeconds: 12,
       anthropicApiKey: "sk-test",
       anthropicBaseUrl: "https://proxy.example.com",
       claudeEnvPassthrough: ["HTTPS_PROXY", "NO_PROXY"],
@@ -98,6 +101,7 @@ describe("loadConfig", () => {
         TALKIDE_CONTEXT_LAYOUT: "double",
         TALKIDE_DEMO: "maybe",
         TALKIDE_TURN_TIMEOUT_MS: "soon",
+        TALKIDE_INSTANCE_LEASE_SECONDS: "60",
       });
     } catch (caught) {
       error = caught;
@@ -109,6 +113,7 @@ describe("loadConfig", () => {
       "DATABASE_URL",
       "TALKIDE_CONTEXT_LAYOUT",
       "TALKIDE_DEMO",
+      "TALKIDE_INSTANCE_LEASE_SECONDS",
       "TALKIDE_PORT",
       "TALKIDE_TURN_TIMEOUT_MS",
     ]);

@@ -36,6 +36,11 @@ export interface Config {
   readonly turnTimeoutMs: number;
   /** Messages that may wait behind the running turn of one project; one more gets a 409. */
   readonly turnQueueLimit: number;
+  /**
+   * Seconds an instance may miss renewing a running turn's lease before that turn fails with
+   * `instance_lease_expired` and the project's queue goes on, on any instance (10–30).
+   */
+  readonly instanceLeaseSeconds: number;
   readonly anthropicApiKey: string | null;
   readonly anthropicBaseUrl: string | null;
   /** Extra environment variable names handed to the spawned CLI (e.g. HTTPS_PROXY). */
@@ -117,6 +122,7 @@ const envSchema = z.object({
   ),
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
+  TALKIDE_INSTANCE_LEASE_SECONDS: integer(20, 10, 30),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.preprocess(
     blankToUndefined,
@@ -213,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     contextLayout: e.TALKIDE_CONTEXT_LAYOUT ?? "split",
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
+    instanceLeaseSeconds: e.TALKIDE_INSTANCE_LEASE_SECONDS,
     anthropicApiKey: e.ANTHROPIC_API_KEY ?? null,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
     claudeEnvPassthrough: passthrough,

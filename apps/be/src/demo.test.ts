@@ -49,5 +49,5 @@ describe.skipIf(!canRun)("talkide-be serve on a fresh data directory (the README
     } finally {
       rmSync(demoDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

@@ -71,7 +71,7 @@ describe("privacy, end to end", () => {
     harness.claudeEnv.FAKE_CLAUDE_RUN = "cat CLAUDE.md .talkide/*";
     anna = await harness.createUser(annaPii);
     bob = await harness.createUser(bobPii);
-  }, 60_000);
+  });
   afterAll(async () => {
     await harness.close();
   });

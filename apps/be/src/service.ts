@@ -10,7 +10,10 @@ import {
   HERMETIC_CLAUDE_ENV,
   killLeftoverProcesses,
 } from "@talkide/claude-cli";
-import { TURN_ID_VARIABLE, TurnRunner } from "./agent/turn-runner.ts";
+import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
+import { TurnEventNotifications } from "./agent/event-notifications.ts";
+import { failTurnsWithoutJob, openTurnQueue } from "./agent/turn-queue.ts";
+import { TurnRunner } from "./agent/turn-runner.ts";
 import { assertWorkspacesIsolated, assertWorkspacesRootIsolated } from "./agent/workspace-guard.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
@@ -18,7 +21,6 @@ import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-c
 import { openDatabase, type Database } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { consoleBanner, demoBanner, demoModelBanner, seedDemo, type DemoSeed } from "./demo.ts";
-import { failAbandonedTurns } from "./domain/turns.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
 import { createLogger } from "./logger.ts";
@@ -83,16 +85,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const ran = await migrateToLatest(database.db);
     logger.info({ database: database.kind, migrations: ran }, "database ready");
-    // One process per session, across crashes: a killed service leaves its turns' `claude`
-    // (a detached process group) running. They are ended here, before the first turn.
-    const abandoned = await failAbandonedTurns(database.db);
-    if (abandoned.length > 0) {
-      const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, abandoned);
-      if (!leftovers.supported) {
-        logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
-      }
+    // Turns run from a queue on the database: FIFO per project across every instance.
+    const queue = await openTurnQueue({
+      db: database.db,
+      connection: database.queueConnection,
+      leaseSeconds: config.instanceLeaseSeconds,
+      turnTimeoutMs: config.turnTimeoutMs,
+    });
+    cleanups.push(() => queue.close());
+    const notifications = await TurnEventNotifications.listen(database.queueConnection, logger);
+    cleanups.push(() => notifications.close());
+    // The embedded database admits one process, so its running turns belong to a process that
+    // is gone: they are failed (and their processes ended) before the first turn, without
+    // waiting out the lease. On a server, only leases decide: live instances own their work.
+    if (database.kind === "embedded") await queue.reclaimAfterRestart();
+    const withoutJob = await failTurnsWithoutJob(database.db, queue);
+    if (withoutJob.length > 0) {
+      const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, withoutJob);
       logger.warn(
-        { turns: abandoned.length, killedProcesses: leftovers.killed.length },
+        { turns: withoutJob.length, killedProcesses: leftovers.killed.length },
         "marked turns of a previous run as failed and ended their processes",
       );
     }
@@ -147,6 +158,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger,
       layout: config.contextLayout,
       queueLimit: config.turnQueueLimit,
+      queue,
+      notifications,
       ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
       claude: {
         claudePath,
@@ -190,6 +203,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Runs before app.close (cleanups run in reverse): aborting the turns ends their event
     // streams, which the HTTP server would otherwise wait for.
     cleanups.push(() => runner.close());
+    // Abandoned turns (a reclaimed one above, or an expired lease) are recorded before any job runs.
+    await runner.start();
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;

@@ -45,7 +45,7 @@ describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
       }
       return { text: "Done." };
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await bench.close();
   });
@@ -73,7 +73,7 @@ describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
     // Mara herself still reads CLAUDE.md: the rule is about the delegated agent only.
     const mara = requests.find((r) => systemPromptText(r).includes(MARA_PROMPT));
     expect(mara?.rawBody).toContain("(project instructions");
-  }, 180_000);
+  });
 
   it.each(["general-purpose", "claude", "statusline-setup", "Explore", "Plan"])(
     "refuses Claude Code's own %s agent: Mara delegates only to her team",

@@ -29,7 +29,7 @@ describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
   let escapedProjectId = 0;
   beforeAll(async () => {
     bench = await startWireBench("split");
-  }, 180_000);
+  });
   afterAll(async () => {
     await bench.close();
   });

@@ -45,7 +45,7 @@ describe.skipIf(!canRun)("at the wire: every block of a backend turn is accounte
   beforeAll(async () => {
     bench = await startWireBench("split");
     bench.fake.setReply({ text: REPLY });
-  }, 180_000);
+  });
   afterAll(async () => {
     await bench.close();
   });

@@ -33,7 +33,7 @@ describe.skipIf(!canRun)("at the wire: a failing model API", () => {
     harness = await startHarness({
       env: { TALKIDE_CLAUDE_PATH: REAL_CLAUDE ?? "", ANTHROPIC_BASE_URL: fake.url },
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await harness.close();
     await fake.close();
@@ -72,5 +72,5 @@ describe.skipIf(!canRun)("at the wire: a failing model API", () => {
     // The retries come while the turn runs: after agent.init, before the answer's text.
     const names = turn.events.map((e) => e.event);
     expect(names.indexOf("agent.api_retry")).toBeLessThan(names.indexOf("agent.text"));
-  }, 180_000);
+  });
 });

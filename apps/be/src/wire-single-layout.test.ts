@@ -14,7 +14,7 @@ describe.skipIf(!canRun)("at the wire with the single-file layout", () => {
   let bench: WireBench;
   beforeAll(async () => {
     bench = await startWireBench("single");
-  }, 60_000);
+  });
   afterAll(async () => {
     await bench.close();
   });
@@ -49,5 +49,5 @@ describe.skipIf(!canRun)("at the wire with the single-file layout", () => {
       [join(project.workspaceDir, "CLAUDE.md"), claudeMd().trimEnd()],
     ]);
     expect(claudeMd().endsWith("# Aktuálně píše\nBob\n")).toBe(true);
-  }, 60_000);
+  });
 });

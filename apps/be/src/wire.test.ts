@@ -34,7 +34,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
     projectA = await bench.newProject();
     projectB = await bench.newProject();
     // The first embedded database of a test file can take most of a minute on a loaded box.
-  }, 180_000);
+  });
   afterAll(async () => {
     await bench.close();
   });
@@ -53,7 +53,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
         content: file(".talkide/active-writer.md").trimEnd(),
       },
     ]);
-  }, 60_000);
+  });
 
   it("(2) Mara's agent prompt is in the system prompt, and only there", () => {
     expect(systemPromptText(firstA)).toContain(MARA_PROMPT);
@@ -70,7 +70,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
     );
     expect(systemBlocks(firstB)).toEqual(systemBlocks(firstA));
     expect(JSON.stringify(systemBlocks(firstA))).not.toContain(projectA.workspaceDir);
-  }, 60_000);
+  });
 
   it("(3) a resumed turn with unchanged state adds no instruction-file reminder", async () => {
     const resumed = await bench.turn(
@@ -81,7 +81,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
     );
     expect(newInstructionReminders(resumed)).toEqual([]);
     expect(await bench.recordedReminderBytes(projectA.id)).toBe(0);
-  }, 60_000);
+  });
 
   it("(4) a change of writer adds a reminder holding only .talkide/active-writer.md", async () => {
     const changed = await bench.turn(
@@ -97,7 +97,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
     ]);
     // What the service recorded before the spawn is what the CLI then sent.
     expect(await bench.recordedReminderBytes(projectA.id)).toBe(reminders[0]?.bytes);
-  }, 60_000);
+  });
 
   it("observed: the uncached billing-header block follows the first message, not the project", async () => {
     // Claude Code 2.1.330 puts `x-anthropic-billing-header: cc_version=2.1.330.<hex>` first in
@@ -119,7 +119,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
       );
       expect(block?.cache_control).toBeUndefined();
     }
-  }, 60_000);
+  });
 
   it("sends no email, display name or phone to the model provider", () => {
     const personal = Object.values(WIRE_PERSONAL_DATA).flatMap((p) => [

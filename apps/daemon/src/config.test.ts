@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_PORT, loadConfig } from "./config.ts";
+import { ConfigError } from "@talkide/service-kit";
+import { DEFAULT_PORT, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
   it("has loopback, a port off the platform's and the projects' ranges, and a data dir under cwd by default", () => {
@@ -12,6 +13,7 @@ describe("loadConfig", () => {
       concurrency: 4,
       turnTimeoutMs: 1_800_000,
       maxAttempts: 3,
+      leaseSeconds: 20,
       claudePath: "claude",
       claudeConfigDir: "/srv/app/.data/daemon/claude",
       claudeExtraArgs: [],
@@ -32,10 +34,13 @@ describe("loadConfig", () => {
         TALKIDE_DAEMON_CONCURRENCY: "8",
         TALKIDE_DAEMON_TURN_TIMEOUT_MS: "5000",
         TALKIDE_DAEMON_MAX_ATTEMPTS: "5",
+        TALKIDE_DAEMON_LEASE_SECONDS: "12",
         TALKIDE_CLAUDE_PATH: "/opt/claude",
         TALKIDE_CLAUDE_CONFIG_DIR: "claude-state",
         TALKIDE_CLAUDE_EXTRA_ARGS: '["--model", "opus"]',
         TALKIDE_HOST_ID: "box-1",
+        TALKIDE_UPSTREAM_URL: "http://127.0.0.1:7421/",
+        TALKIDE_TICLAWK_ENTRY: "hub/ticlawk.js",
         TALKIDE_DAEMON_LOG_LEVEL: "warn",
       },
       "/x",
@@ -48,10 +53,13 @@ describe("loadConfig", () => {
       concurrency: 8,
       turnTimeoutMs: 5000,
       maxAttempts: 5,
+      leaseSeconds: 12,
       claudePath: "/opt/claude",
       claudeConfigDir: "/x/claude-state",
       claudeExtraArgs: ["--model", "opus"],
       hostId: "box-1",
+      upstreamUrl: "http://127.0.0.1:7421",
+      ticlawkEntry: "/x/hub/ticlawk.js",
       logLevel: "warn",
     });
   });
@@ -68,12 +76,17 @@ describe("loadConfig", () => {
     ["TALKIDE_DAEMON_PORT", "http"],
     ["TALKIDE_DAEMON_CONCURRENCY", "0"],
     ["TALKIDE_DAEMON_TURN_TIMEOUT_MS", "1.5"],
+    ["TALKIDE_DAEMON_LEASE_SECONDS", "9"],
+    ["TALKIDE_DAEMON_LEASE_SECONDS", "31"],
+    ["TALKIDE_DAEMON_LEASE_SECONDS", "12.5"],
     ["DATABASE_URL", "mysql://x"],
     ["TALKIDE_HOST_ID", "has space"],
     ["TALKIDE_DAEMON_LOG_LEVEL", "loud"],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", "--model opus"],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--model", 5]'],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '[""]'],
+    ["TALKIDE_UPSTREAM_URL", "127.0.0.1:7421"],
+    ["TALKIDE_UPSTREAM_URL", "ftp://hub.example"],
   ])("refuses %s=%s, naming the variable", (variable, value) => {
     let caught: unknown;
     try {

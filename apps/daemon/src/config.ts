@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseEnvironment } from "@talkide/service-kit";
+import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from "@talkide/work-queue";
 
 /**
  * The daemon's configuration, read from the environment once at start.
@@ -35,6 +37,20 @@ const envSchema = z.object({
     30 * 60_000,
   ),
   TALKIDE_DAEMON_MAX_ATTEMPTS: positiveInt("TALKIDE_DAEMON_MAX_ATTEMPTS").default(3),
+  TALKIDE_DAEMON_LEASE_SECONDS: z.coerce
+    .number()
+    .int(
+      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
+    )
+    .min(
+      MIN_LEASE_SECONDS,
+      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
+    )
+    .max(
+      MAX_LEASE_SECONDS,
+      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
+    )
+    .default(DEFAULT_LEASE_SECONDS),
   TALKIDE_CLAUDE_PATH: z.string().min(1).default("claude"),
   TALKIDE_CLAUDE_CONFIG_DIR: z.string().min(1).optional(),
   TALKIDE_CLAUDE_EXTRA_ARGS: z
@@ -63,6 +79,13 @@ const envSchema = z.object({
       "TALKIDE_HOST_ID must be 1–64 letters, digits, '.', '_' or '-'",
     )
     .optional(),
+  TALKIDE_UPSTREAM_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: "TALKIDE_UPSTREAM_URL must be an http:// or https:// URL",
+    })
+    .optional(),
+  TALKIDE_TICLAWK_ENTRY: z.string().min(1).optional(),
   TALKIDE_DAEMON_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default("info"),
@@ -81,6 +104,11 @@ export interface DaemonConfig {
   readonly turnTimeoutMs: number;
   /** How many times a delivery may be started before an interruption fails it for good. */
   readonly maxAttempts: number;
+  /**
+   * Seconds this daemon may go without renewing the lease of a running turn before any daemon
+   * on the same database fails that turn (`instance_lease_expired`) and its lane goes on.
+   */
+  readonly leaseSeconds: number;
   readonly claudePath: string;
   /**
    * Absolute. `CLAUDE_CONFIG_DIR` of every turn: the daemon's own (sessions, settings), never
@@ -90,17 +118,19 @@ export interface DaemonConfig {
   /** Appended to every turn's argv after the daemon's own extra arguments. */
   readonly claudeExtraArgs: readonly string[];
   readonly hostId: string;
+  /**
+   * The message service that pushes deliveries, as its agents' `ticlawk` reaches it. When
+   * set, every turn gets `TICLAWK_HUB_URL` (this URL) and `TICLAWK_TOKEN` (a credential of
+   * that one turn, which the service checks at `POST /v1/turn-credentials/verify`).
+   */
+  readonly upstreamUrl: string | null;
+  /**
+   * Absolute. The entry point of the message service's `ticlawk` CLI that the wrapper in
+   * `<dataDir>/bin` runs (`.ts`: from source with the workspace's source condition). Without
+   * it, the wrapper answers `ticlawk_unavailable`.
+   */
+  readonly ticlawkEntry: string | null;
   readonly logLevel: z.infer<typeof envSchema>["TALKIDE_DAEMON_LOG_LEVEL"];
-}
-
-export class ConfigError extends Error {
-  readonly code = "invalid_config";
-  readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(message);
-    this.name = "ConfigError";
-    this.variable = variable;
-  }
 }
 
 /** Reads the configuration; an empty variable counts as unset. Throws `ConfigError`. */
@@ -108,19 +138,7 @@ export function loadConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   cwd: string = process.cwd(),
 ): DaemonConfig {
-  const present = Object.fromEntries(
-    Object.keys(envSchema.shape).flatMap((key) => {
-      const value = env[key];
-      return value === undefined || value.trim() === "" ? [] : [[key, value.trim()]];
-    }),
-  );
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? "environment");
-    throw new ConfigError(variable, `${variable}: ${issue?.message ?? "invalid value"}`);
-  }
-  const v = parsed.data;
+  const v = parseEnvironment(envSchema, env);
   return {
     host: v.TALKIDE_DAEMON_HOST,
     port: v.TALKIDE_DAEMON_PORT,
@@ -129,6 +147,7 @@ export function loadConfig(
     concurrency: v.TALKIDE_DAEMON_CONCURRENCY,
     turnTimeoutMs: v.TALKIDE_DAEMON_TURN_TIMEOUT_MS,
     maxAttempts: v.TALKIDE_DAEMON_MAX_ATTEMPTS,
+    leaseSeconds: v.TALKIDE_DAEMON_LEASE_SECONDS,
     claudePath: v.TALKIDE_CLAUDE_PATH,
     claudeConfigDir: resolve(
       cwd,
@@ -136,6 +155,9 @@ export function loadConfig(
     ),
     claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
     hostId: v.TALKIDE_HOST_ID ?? sanitizeHostId(hostname()),
+    upstreamUrl: v.TALKIDE_UPSTREAM_URL?.replace(/\/+$/, "") ?? null,
+    ticlawkEntry:
+      v.TALKIDE_TICLAWK_ENTRY === undefined ? null : resolve(cwd, v.TALKIDE_TICLAWK_ENTRY),
     logLevel: v.TALKIDE_DAEMON_LOG_LEVEL,
   };
 }

@@ -2,24 +2,28 @@ import { mkdir } from "node:fs/promises";
 import { assertWorkspaceIsolated } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import type { DaemonConfig } from "./config.ts";
-import { lockDataDir, loadOrCreateAdminToken } from "./data-dir.ts";
-import { openDatabase, type DatabaseKind } from "./db/database.ts";
-import { CORE_MIGRATIONS, migrateToLatest } from "./db/migrate.ts";
-import type { DaemonDb } from "./db/schema.ts";
+import {
+  createLogger,
+  httpUrl,
+  loadOrCreateAdminToken,
+  openServiceDatabase,
+  type DatabaseKind,
+  type Logger,
+} from "@talkide/service-kit";
+import { CORE_MIGRATIONS } from "./db/core-migrations.ts";
+import type { DaemonDb, DaemonTables } from "./db/schema.ts";
 import { EventBus } from "./events/bus.ts";
 import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
-import { createLogger, type Logger } from "./logger.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
 import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
-import { killOrphanedTurnProcesses } from "./runtime/orphans.ts";
-import { writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
+import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { listAgents } from "./store/agents.ts";
-import { recoverInterrupted } from "./store/deliveries.ts";
 import { ensureAdminToken, generateToken } from "./store/tokens.ts";
+import { upstreamExtension } from "./upstream/upstream-extension.ts";
 import { definedEntries } from "./util/env.ts";
 
 export interface StartDaemonOptions {
@@ -61,10 +65,10 @@ export interface RunningDaemon {
  */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
   const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const extensions = options.extensions ?? [];
+  const logger = options.logger ?? createLogger("talkide-daemon", config.logLevel);
+  const extensions = [upstreamExtension(config.upstreamUrl), ...(options.extensions ?? [])];
   // The default standing prompt names no optional capability (contract 4.1): the local hub
-  // serves no reminders and no services, so its agents are never told to use them.
+  // (apps/hub) serves no reminders and no services, so its agents are never told to use them.
   const standingPrompt = options.standingPrompt ?? {
     text: STANDING_PROMPT,
     version: STANDING_PROMPT_VERSION,
@@ -75,42 +79,18 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   };
 
   try {
-    cleanups.push(await lockDataDir(config.dataDir));
-    const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
+    const database = await openServiceDatabase<DaemonTables>({
+      owner: { service: "daemon", dataDirVariable: "TALKIDE_DAEMON_DATA_DIR" },
       dataDir: config.dataDir,
-      onConnectionError: (error) => {
-        logger.warn({ err: error }, "a database connection failed; it will be replaced");
-      },
+      databaseUrl: config.databaseUrl,
+      migrations: [
+        CORE_MIGRATIONS,
+        ...extensions.flatMap((e) => (e.migrations === undefined ? [] : [e.migrations])),
+      ],
+      logger,
     });
     cleanups.push(() => database.close());
     const { db } = database;
-    const applied = await migrateToLatest(db, [
-      CORE_MIGRATIONS,
-      ...extensions.flatMap((e) => (e.migrations === undefined ? [] : [e.migrations])),
-    ]);
-    if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-
-    const recovery = await recoverInterrupted(db, config.maxAttempts);
-    if (
-      recovery.interruptedTurnIds.length > 0 ||
-      recovery.requeued.length > 0 ||
-      recovery.failed.length > 0
-    ) {
-      const orphans = await killOrphanedTurnProcesses(recovery.interruptedTurnIds);
-      if (!orphans.supported) {
-        logger.warn("cannot look for processes of interrupted turns on this system (no /proc)");
-      }
-      logger.warn(
-        {
-          interruptedTurns: recovery.interruptedTurnIds.length,
-          killedProcesses: orphans.killed.length,
-          requeued: recovery.requeued.map((d) => d.id),
-          failed: recovery.failed.map((d) => d.id),
-        },
-        "recovered deliveries left running by the previous run",
-      );
-    }
 
     // Contract section 6: no instruction source around any agent's workspace, in the CLI's
     // config dir or in the managed policy dir; otherwise the daemon does not start.
@@ -126,7 +106,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
 
     const adminToken = await loadOrCreateAdminToken(config.dataDir, generateToken);
     await ensureAdminToken(db, adminToken);
-    const ticlawk = await writeTiclawkWrapper(config.dataDir);
+    const ticlawk = await writeTiclawkWrapper(config.dataDir, ticlawkEntries(config.ticlawkEntry));
 
     const events = new EventBus();
     events.subscribe((event) => {
@@ -150,38 +130,35 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     }
 
     let baseUrl = "";
-    const scheduler = new Scheduler(
-      {
-        db,
-        events,
-        logger,
-        runtime,
-        standingPrompt,
-        hostId: config.hostId,
-        ticlawkBinDir: ticlawk.binDir,
-        claudeConfigDir: config.claudeConfigDir,
-        baseEnv,
-        extensions,
-        daemonUrl: () => baseUrl,
-      },
-      { concurrency: config.concurrency },
-    );
+    // Every daemon on this database shares the queue; a starting one touches only work whose
+    // lease expired (the queue's supervisor decides), never another daemon's live turn.
+    const scheduler = await Scheduler.open(db, {
+      connection:
+        database.pglite === null
+          ? { kind: "server", connectionString: config.databaseUrl ?? "" }
+          : { kind: "embedded", pglite: database.pglite },
+      concurrency: config.concurrency,
+      leaseSeconds: config.leaseSeconds,
+      turnTimeoutMs: config.turnTimeoutMs,
+      maxAttempts: config.maxAttempts,
+      instanceName: `talkide-daemon ${config.hostId}`,
+    });
+    cleanups.push(() => scheduler.stop());
+    const turnContext = {
+      db,
+      events,
+      logger,
+      runtime,
+      standingPrompt,
+      hostId: config.hostId,
+      ticlawkBinDir: ticlawk.binDir,
+      claudeConfigDir: config.claudeConfigDir,
+      baseEnv,
+      extensions,
+      daemonUrl: () => baseUrl,
+    };
     const accept = (agentId: string, delivery: unknown) =>
-      acceptDelivery(
-        {
-          db,
-          events,
-          // After the current I/O: the embedded database runs on this thread, so claiming
-          // at once would hold the intake's response back by a query or two.
-          onAccepted: () => {
-            setImmediate(() => {
-              scheduler.kick();
-            });
-          },
-        },
-        agentId,
-        delivery,
-      );
+      acceptDelivery({ events, store: (input) => scheduler.store(input) }, agentId, delivery);
 
     const closing = new AbortController();
     const app = buildServer({
@@ -225,9 +202,10 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
-    baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    baseUrl = httpUrl(config.host, port);
 
-    scheduler.start();
+    await scheduler.start(turnContext);
+    // Turns stop first on the way out (they may still need the extensions and the server).
     cleanups.push(() => scheduler.stop());
     logger.info(
       {

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import type { DaemonConfig } from "./config.ts";
 import type { DaemonDb } from "./db/schema.ts";
-import type { MigrationFolder } from "./db/migrate.ts";
+import type { Logger, MigrationFolder } from "@talkide/service-kit";
 import type { EventBus } from "./events/bus.ts";
 import type { IntakeResult } from "./intake/accept-delivery.ts";
-import type { Logger } from "./logger.ts";
 
 /**
  * How a feature plugs into the daemon without touching its core: its own tables (migration
  * folder), its own HTTP routes on the daemon's server, extra environment for agent turns,
- * and in-process access to delivery intake. The local message hub (next issue) is meant to
- * be one of these, living in `src/hub/` and listed in `src/extensions.ts`.
+ * and in-process access to delivery intake. The daemon's own `upstream` extension (turn
+ * credentials for the message service) is one; embedders and tests pass their own to
+ * `startDaemon`.
  */
 export interface DaemonExtension {
   /** Short, unique; used in logs and as the migration namespace. */

@@ -12,6 +12,7 @@ export {
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
 export { killLeftoverProcesses } from "./leftover-processes.ts";
+export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
 export {
   isSyntheticAssistantEvent,

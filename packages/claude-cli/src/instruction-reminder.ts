@@ -27,7 +27,10 @@ export function changedInstructionReminder(
 ): string | null {
   if (files.length === 0) return null;
   const sections = files.map(
-    (file) => `Contents of ${file.absolutePath} (${PROJECT_LABEL}):\n\n${file.content.trimEnd()}`,
+    (file) =>
+      // Claude Code trims with String#trimEnd (U+FEFF included): this mirrors its bytes.
+      // eslint-disable-next-line no-restricted-syntax -- the CLI's rule, not the contract's.
+      `Contents of ${file.absolutePath} (${PROJECT_LABEL}):\n\n${file.content.trimEnd()}`,
   );
   return `${CHANGED_HEADER}${sections.join("\n\n")}${FOOTER}`;
 }

@@ -68,5 +68,5 @@ describe.skipIf(!canRun)("real claude at the wire: @imports in CLAUDE.md", () =>
       await api.close();
       await rm(root, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

@@ -124,11 +124,11 @@ describe.skipIf(!canRun)("real claude at the wire: delegated agents", () => {
     expect(request.rawBody).toContain(JSON.stringify(SLICE).slice(1, -1));
     expect(request.rawBody).not.toContain("Roster-canary-5d1e");
     expect(request.rawBody).not.toContain("CLAUDE.md (project instructions");
-  }, 180_000);
+  });
 
   it("without it, the delegated agent receives the whole CLAUDE.md (why the flag is needed)", async () => {
     const request = await delegate("wire:inheriting");
     expect(request.rawBody).toContain(JSON.stringify(SLICE).slice(1, -1));
     expect(request.rawBody).toContain("Roster-canary-5d1e");
-  }, 180_000);
+  });
 });

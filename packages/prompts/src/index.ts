@@ -23,7 +23,7 @@ export {
 export { importSafe } from "./text/import-safe.ts";
 export { isSafeToken } from "./text/safe-token.ts";
 export { neutralizeInline, neutralizeMultiLine } from "./text/neutralize.ts";
-export { toMultiLineText, toSingleLineText } from "./text/unicode.ts";
+export { toMultiLineText, toSingleLineText } from "@talkide/text";
 export {
   CONVERSATION_TYPES,
   DELIVERY_REASONS,

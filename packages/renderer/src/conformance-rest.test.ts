@@ -3,7 +3,7 @@ import { caseIds, failures, RENDER_BIN, runConformance } from "./test-support/co
 
 /** The other half of the single-file suite (see conformance.test.ts), and the split suite. */
 describe("talkide-render through the conformance runner", () => {
-  it("passes the claude-md cases q–z", { timeout: 180_000 }, () => {
+  it("passes the claude-md cases q–z", () => {
     const run = runConformance("claude-md", RENDER_BIN, [], ["--exclude", "[a-p]*"]);
     expect(failures(run), run.stderr).toEqual([]);
     expect(run.cases.map((c) => c.id).sort()).toEqual(
@@ -12,7 +12,7 @@ describe("talkide-render through the conformance runner", () => {
     expect(run.exitCode, run.stderr).toBe(0);
   });
 
-  it("passes every case of the claude-md-split suite", { timeout: 180_000 }, () => {
+  it("passes every case of the claude-md-split suite", () => {
     const run = runConformance("claude-md-split", RENDER_BIN, [
       "--layout",
       "split",

@@ -9,7 +9,7 @@ import { caseIds, failures, RENDER_BIN, runConformance } from "./test-support/co
  * its share of the case folders, so together they cover every case.
  */
 describe("talkide-render through the conformance runner", () => {
-  it("passes the claude-md cases a–p", { timeout: 180_000 }, () => {
+  it("passes the claude-md cases a–p", () => {
     const run = runConformance("claude-md", RENDER_BIN, [], ["--include", "[a-p]*"]);
     expect(failures(run), run.stderr).toEqual([]);
     expect(run.cases.map((c) => c.id).sort()).toEqual(

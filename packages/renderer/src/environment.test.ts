@@ -70,81 +70,77 @@ describe("determinism", () => {
     },
   );
 
-  it(
-    "gives the same bytes in processes with different locales, time zones, clocks and random sources",
-    { timeout: 120_000 },
-    () => {
-      const seed = Math.floor(Math.random() * 2 ** 31);
-      const states = fc
-        .sample(validStateArb(), { numRuns: 1000, seed })
-        .map((generated) => generated.state);
-      const expected = states.map((state) => {
-        const outcome = runRender(new TextEncoder().encode(JSON.stringify(state)), {
-          layout: "single",
-          file: "CLAUDE.md",
-        });
-        return outcome.stdout;
+  it("gives the same bytes in processes with different locales, time zones, clocks and random sources", () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const states = fc
+      .sample(validStateArb(), { numRuns: 1000, seed })
+      .map((generated) => generated.state);
+    const expected = states.map((state) => {
+      const outcome = runRender(new TextEncoder().encode(JSON.stringify(state)), {
+        layout: "single",
+        file: "CLAUDE.md",
       });
-      const environments = [
-        { TZ: "UTC", LANG: "C", LC_ALL: "C", clock: "0", random: "0" },
+      return outcome.stdout;
+    });
+    const environments = [
+      { TZ: "UTC", LANG: "C", LC_ALL: "C", clock: "0", random: "0" },
+      {
+        TZ: "Pacific/Kiritimati",
+        LANG: "tr_TR.UTF-8",
+        LC_ALL: "tr_TR.UTF-8",
+        clock: "8640000000000000",
+        random: "0.999999",
+      },
+      {
+        TZ: "America/St_Johns",
+        LANG: "cs_CZ.UTF-8",
+        LC_ALL: "cs_CZ.UTF-8",
+        clock: "-8640000000000000",
+        random: "0.5",
+      },
+      {
+        TZ: "Asia/Kathmandu",
+        LANG: "ar_SA.UTF-8",
+        LC_ALL: "ar_SA.UTF-8",
+        clock: "1777732331000",
+        random: "0.25",
+      },
+    ];
+    const seen = environments.map(({ clock, random, ...env }) => {
+      const child = spawnSync(
+        process.execPath,
+        ["--conditions=@talkide/source", BATCH_SCRIPT, clock, random],
         {
-          TZ: "Pacific/Kiritimati",
-          LANG: "tr_TR.UTF-8",
-          LC_ALL: "tr_TR.UTF-8",
-          clock: "8640000000000000",
-          random: "0.999999",
+          input: JSON.stringify(states),
+          env: { PATH: process.env["PATH"] ?? "", ...env },
+          encoding: "utf8",
+          maxBuffer: 256 * 1024 * 1024,
         },
-        {
-          TZ: "America/St_Johns",
-          LANG: "cs_CZ.UTF-8",
-          LC_ALL: "cs_CZ.UTF-8",
-          clock: "-8640000000000000",
-          random: "0.5",
-        },
-        {
-          TZ: "Asia/Kathmandu",
-          LANG: "ar_SA.UTF-8",
-          LC_ALL: "ar_SA.UTF-8",
-          clock: "1777732331000",
-          random: "0.25",
-        },
-      ];
-      const seen = environments.map(({ clock, random, ...env }) => {
-        const child = spawnSync(
-          process.execPath,
-          ["--conditions=@talkide/source", BATCH_SCRIPT, clock, random],
-          {
-            input: JSON.stringify(states),
-            env: { PATH: process.env["PATH"] ?? "", ...env },
-            encoding: "utf8",
-            maxBuffer: 256 * 1024 * 1024,
-          },
-        );
-        expect(child.status, child.stderr).toBe(0);
-        return JSON.parse(child.stdout) as {
-          environment: { locale: string; timeZone: string; offset: number };
-          outcomes: { exitCode: number; stdout: string; stderr: string }[][];
-        };
+      );
+      expect(child.status, child.stderr).toBe(0);
+      return JSON.parse(child.stdout) as {
+        environment: { locale: string; timeZone: string; offset: number };
+        outcomes: { exitCode: number; stdout: string; stderr: string }[][];
+      };
+    });
+    // The environments really differ; otherwise this test would prove nothing.
+    expect(new Set(seen.map(({ environment }) => environment.locale)).size).toBe(
+      environments.length,
+    );
+    expect(new Set(seen.map(({ environment }) => environment.offset)).size).toBe(
+      environments.length,
+    );
+    for (const { outcomes } of seen) {
+      outcomes.forEach(([single, splitClaudeMd, splitWriter], index) => {
+        expect(single?.exitCode, `state ${index} of seed ${seed}`).toBe(0);
+        expect(single?.stdout, `state ${index} of seed ${seed}`).toBe(expected[index]);
+        expect(
+          (splitClaudeMd?.stdout ?? "").slice(0, -"@.talkide/active-writer.md\n".length) +
+            (splitWriter?.stdout ?? ""),
+        ).toBe(expected[index]);
       });
-      // The environments really differ; otherwise this test would prove nothing.
-      expect(new Set(seen.map(({ environment }) => environment.locale)).size).toBe(
-        environments.length,
-      );
-      expect(new Set(seen.map(({ environment }) => environment.offset)).size).toBe(
-        environments.length,
-      );
-      for (const { outcomes } of seen) {
-        outcomes.forEach(([single, splitClaudeMd, splitWriter], index) => {
-          expect(single?.exitCode, `state ${index} of seed ${seed}`).toBe(0);
-          expect(single?.stdout, `state ${index} of seed ${seed}`).toBe(expected[index]);
-          expect(
-            (splitClaudeMd?.stdout ?? "").slice(0, -"@.talkide/active-writer.md\n".length) +
-              (splitWriter?.stdout ?? ""),
-          ).toBe(expected[index]);
-        });
-      }
-    },
-  );
+    }
+  });
 
   it("reads no clock, locale, environment or random source in the rendering code", () => {
     // The bin is the only module allowed to touch the process (stdin, stdout, exit code).

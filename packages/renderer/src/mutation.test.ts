@@ -37,7 +37,8 @@ beforeAll(() => {
   cpSync(path.join(PACKAGE_DIR, "package.json"), path.join(copyDir, "package.json"));
   // The copy resolves zod, commander and @talkide/privacy through the package's own links.
   symlinkSync(path.join(PACKAGE_DIR, "node_modules"), path.join(copyDir, "node_modules"), "dir");
-  templateFile = path.join(copyDir, "src", "template.ts");
+  // The static text, generated from the spec page; template.ts cuts it at the placeholders.
+  templateFile = path.join(copyDir, "src", "template-text.generated.ts");
   pristine = readFileSync(templateFile);
 });
 
@@ -85,7 +86,7 @@ function flipCase(source: string, offset: number): string {
 }
 
 describe("mutation of the renderer's static text", () => {
-  it("the unchanged copy passes (control)", { timeout: 120_000 }, () => {
+  it("the unchanged copy passes (control)", () => {
     const run = runConformance(
       "claude-md",
       path.join(copyDir, "src", "bin", "render.ts"),
@@ -95,7 +96,7 @@ describe("mutation of the renderer's static text", () => {
     expect(run.cases.map((c) => c.status)).toEqual(["pass", "pass", "pass"]);
   });
 
-  it("one flipped byte in the welcome block fails the cases", { timeout: 120_000 }, () => {
+  it("one flipped byte in the welcome block fails the cases", () => {
     const welcome = pristine.indexOf(Buffer.from("Ty jsi reálná Mara"));
     expect(welcome).toBeGreaterThan(0);
     const mutant = Buffer.from(pristine);
@@ -115,7 +116,7 @@ describe("mutation of the renderer's static text", () => {
     }
   });
 
-  it("one flipped byte anywhere in the static text fails the cases", { timeout: 120_000 }, () => {
+  it("one flipped byte anywhere in the static text fails the cases", () => {
     const source = pristine.toString("utf8");
     const offsets = staticTextLetterOffsets(source);
     expect(offsets.length).toBeGreaterThan(1000);

@@ -11,7 +11,7 @@ import {
   stripTrailingWhiteSpace,
   trimWhiteSpace,
   unifyLineBreaks,
-} from "./unicode.ts";
+} from "@talkide/text";
 
 /**
  * The normalization of contract 1.2, one function per kind of field, each following the

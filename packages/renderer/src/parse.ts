@@ -1,5 +1,6 @@
 import { toLowerCaseDefault } from "@talkide/context-spec/unicode";
 import { formatPath } from "@talkide/privacy";
+import { compareCodePoints, compareInstants, parseInstant, type Instant } from "@talkide/text";
 import {
   duplicateMember,
   emptyTeam,
@@ -7,7 +8,6 @@ import {
   unknownActiveMember,
   type RenderStateError,
 } from "./errors.ts";
-import { compareInstants, parseInstant, type Instant } from "./instant.ts";
 import {
   normalizeActiveMemberId,
   normalizeBriefing,
@@ -29,7 +29,6 @@ import {
   DEFAULT_FRONTEND_FRAMEWORK,
   DEFAULT_FRONTEND_LANGUAGE,
 } from "./template.ts";
-import { compareCodePoints } from "./unicode.ts";
 
 export type ParseRenderStateResult =
   | { readonly ok: true; readonly state: RenderState }
@@ -134,7 +133,8 @@ function normalizeMember(
   if (!id.ok) return refusal(at("id"), id);
   const createdAt = normalizeTimestamp(raw.createdAt);
   if (!createdAt.ok) return refusal(at("createdAt"), createdAt);
-  const instant = parseInstant(createdAt.value);
+  // CLAUDE.md admits `t` and `z` as well (contract 1.2, v2).
+  const instant = parseInstant(createdAt.value, { letters: "either-case" });
   if (instant === null) return failure(invalidField(at("createdAt"), "not_a_timestamp"));
   const salutation = normalizeSalutation(raw.salutation);
   if (!salutation.ok) return refusal(at("salutation"), salutation);

@@ -1,64 +1,72 @@
 /**
  * The static text of CLAUDE.md v2, cut at the placeholders of the spec's template
- * (`packages/context-spec/spec/claude-md.md`). The conformance cases pin every byte of it;
- * changing a single byte here fails them.
+ * (`packages/context-spec/spec/claude-md.md`, generated into `template-text.generated.ts`).
+ * The conformance cases pin every byte of it.
  */
+import { stripTrailingWhiteSpace } from "@talkide/text";
+import { CLAUDE_MD_TEMPLATE } from "./template-text.generated.ts";
 
 export const EM_DASH = "—";
 
-export const PROJECT_NAME = "# Projekt\n- **Název**: ";
-export const PROJECT_URL = "\n- **URL**: ";
-export const PROJECT_DESCRIPTION = "\n- **Popis**: ";
-export const PROJECT_BACKEND = "\n- **Backend**: ";
-export const PROJECT_FRONTEND = "\n- **Frontend**: ";
-export const TECH_SEPARATOR = " / ";
+// Each static piece is the text between two tags of the spec's template, so the text exists
+// once, in the spec page; a tag that is not found stops the module from loading.
+const TAGS = {
+  name: "{{project.name}}",
+  url: '{{project.url | default: "—"}}',
+  description: '{{project.description | default: "—"}}',
+  backendLanguage: "{{project.backendLanguage}}",
+  backendFramework: "{{project.backendFramework}}",
+  frontendLanguage: "{{project.frontendLanguage}}",
+  frontendFramework: "{{project.frontendFramework}}",
+  eachMember: "{{#each team-member ordered by createdAt asc, then id asc}}\n",
+  salutation: "{{member.salutation}}",
+  briefingLine: '> {{member.teamBriefing | default: "—"}}',
+  briefing: '{{member.teamBriefing | default: "—"}}',
+  endEach: "{{/each}}\n",
+  activeSalutation: "{{activeMember.salutation}}",
+} as const;
+
+function indexOfTag(tag: string, from: number): number {
+  const index = CLAUDE_MD_TEMPLATE.indexOf(tag, from);
+  if (index < 0) {
+    throw new Error(
+      `The CLAUDE.md template has no ${JSON.stringify(tag)}: run \`pnpm run generate:templates\` and update template.ts to the spec.`,
+    );
+  }
+  return index;
+}
+
+/** The text after `after` (or from the start) up to `before`. */
+function between(after: string | null, before: string): string {
+  const start = after === null ? 0 : indexOfTag(after, 0) + after.length;
+  return CLAUDE_MD_TEMPLATE.slice(start, indexOfTag(before, start));
+}
+
+export const PROJECT_NAME = between(null, TAGS.name);
+export const PROJECT_URL = between(TAGS.name, TAGS.url);
+export const PROJECT_DESCRIPTION = between(TAGS.url, TAGS.description);
+export const PROJECT_BACKEND = between(TAGS.description, TAGS.backendLanguage);
+export const PROJECT_FRONTEND = between(TAGS.backendFramework, TAGS.frontendLanguage);
+export const TECH_SEPARATOR = between(TAGS.backendLanguage, TAGS.backendFramework);
 
 /**
- * The welcome block: the 24 lines of the original design page, verbatim and identical for
- * every project, so the top of the file stays in the model provider's prompt cache.
+ * From the end of the Frontend line through the `# Tým` heading line: the infrastructure
+ * pointer and the welcome block (the 24 lines of the original design page, identical for every
+ * project, so the top of the file stays in the model provider's prompt cache).
  */
-const WELCOME_LINES = [
-  "**Pseudo-Mara již uživatele přivítala** v UI před vstupem do workspace.",
-  "Ty jsi reálná Mara a zahajuješ první konverzaci v tomto projektu.",
-  "Pravidla pro tvou první zprávu:",
-  '- **NEZDRAV.** Žádné "Ahoj", "Hi", "Vítej", "Hello", "Zdravím", oslovení',
-  'jménem v úvodní větě, ani parafráze typu "Tak jdeme na to". Pseudo-Mara',
-  "to už udělala — opakování působí roboticky.",
-  "- **Stav projektu = greenfield.** Toto je úplně nový, prázdný projekt.",
-  "Aktuálně **neexistuje žádný kód, žádný use case, žádný design, žádné",
-  "entity, žádný dokument**. Jsme na startu od nuly. **Nepředpokládej**,",
-  'že cokoli z popisu projektu už existuje, je rozpracované nebo "stačí',
-  'doladit". Popis projektu je *záměr*, ne *aktuální stav*.',
-  "- **Využij popis projektu** výše jako kontext — chápeš, co chce uživatel",
-  "stavět, a tomu přizpůsob konkrétní formulaci. Ale výchozí bod je",
-  "prázdné plátno.",
-  "- **Nabídni 2-3 vhodné úvodní směry** pro greenfield projekt. Typicky:",
-  "společně sepsat specifikaci (co aplikace dělá, kdo jsou uživatelé,",
-  "klíčové scénáře), identifikovat první use case (nejmenší smysluplný",
-  "kus s hodnotou), navrhnout doménový model (klíčové entity a vztahy),",
-  "ujasnit business cíle a omezení. Vyber 2-3 nejvhodnější podle popisu",
-  "projektu — nenabízej všechny.",
-  '- **Tón:** krátká, věcná první věta. Žádné prázdné fráze ("Na čem',
-  'dneska zapracujeme?" předpokládá kontext, který zatím není). Spíš',
-  'něco jako "Než začneme stavět, pojďme se domluvit, co to má vlastně',
-  'být." — a hned přejdi k nabídce směrů.',
-];
+export const MIDDLE = between(TAGS.frontendFramework, TAGS.eachMember);
 
-/** From the end of the Frontend line through the `# Tým` heading line. */
-export const MIDDLE =
-  "\n\n# Infrastructure\nSee `.talkide/project.yml` for ports, URLs, and configuration.\n\n# Welcome instrukce\n" +
-  WELCOME_LINES.join("\n") +
-  "\n\n# Tým\n";
-
-export const MEMBER_OPEN = '\n## Oslovuj jako "';
-export const MEMBER_BRIEFING = '"\nBriefing pro tým:\n';
-export const QUOTE = "> ";
+export const MEMBER_OPEN = between(TAGS.eachMember, TAGS.salutation);
+export const MEMBER_BRIEFING = between(TAGS.salutation, TAGS.briefingLine);
+/** What stands before the briefing on its line, repeated before every line (the line-prefix rule). */
+export const QUOTE = between(TAGS.salutation + MEMBER_BRIEFING, TAGS.briefing);
 /** An empty briefing line: the quote prefix without its trailing space. */
-export const QUOTE_EMPTY_LINE = ">";
+export const QUOTE_EMPTY_LINE = stripTrailingWhiteSpace(QUOTE);
 
+const AFTER_TEAM = between(TAGS.endEach, TAGS.activeSalutation);
 /** The blank line before the active writer's section, which the shared part ends with. */
-export const BEFORE_ACTIVE_WRITER = "\n";
-export const ACTIVE_WRITER_HEADING = "# Aktuálně píše\n";
+export const BEFORE_ACTIVE_WRITER = AFTER_TEAM.slice(0, 1);
+export const ACTIVE_WRITER_HEADING = AFTER_TEAM.slice(1);
 
 /** The split form's import line in CLAUDE.md, standing where the last section would be. */
 export const ACTIVE_WRITER_PATH = ".talkide/active-writer.md";

@@ -19,7 +19,7 @@ describe.skipIf(!available)("startPostgresServer", () => {
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgresServer();
-  }, 60_000);
+  });
   afterAll(async () => {
     await server.stop();
   });
@@ -48,5 +48,5 @@ describe.skipIf(!available)("startPostgresServer", () => {
     }
     await first.drop();
     await second.drop();
-  }, 60_000);
+  });
 });

@@ -1,39 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
 import { startServiceChild } from "../test-support/service-child-process.ts";
-import { TURN_ID_VARIABLE } from "./turn-runner.ts";
-
-/** Live (not zombie) processes whose environment carries `TALKIDE_TURN_ID=<turnId>`. */
-async function processesOfTurn(turnId: string): Promise<number[]> {
-  const marker = `${TURN_ID_VARIABLE}=${turnId}`;
-  const found: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const [environ, stat] = await Promise.all([
-      readFile(`/proc/${entry}/environ`, "utf8").catch(() => ""),
-      readFile(`/proc/${entry}/stat`, "utf8").catch(() => ""),
-    ]);
-    // The state letter follows the parenthesised command name; Z is a zombie (already dead).
-    const state = /\) (\S)/.exec(stat)?.[1];
-    if (state !== undefined && state !== "Z" && environ.split("\0").includes(marker)) {
-      found.push(Number(entry));
-    }
-  }
-  return found;
-}
-
-async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
-  for (let i = 0; i < 1500; i += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { processesOfTurn, until } from "../test-support/turn-processes.ts";
 
 describe.skipIf(process.platform !== "linux")(
   "kill -9 of the service in the middle of a turn",
@@ -100,6 +71,6 @@ describe.skipIf(process.platform !== "linux")(
         second.process.kill("SIGTERM");
         await second.exited;
       }
-    }, 180_000);
+    });
   },
 );

@@ -23,12 +23,19 @@ export class LiveTurn {
   readonly turnId: string;
   readonly events: TurnEvent[] = [];
   private readonly listeners = new Set<Listener>();
+  private readonly detachers = new Set<() => void>();
   private persisted: Promise<void> = Promise.resolve();
   private readonly persist: (event: TurnEvent) => Promise<void>;
 
-  constructor(turnId: string, persist: (event: TurnEvent) => Promise<void>) {
+  /** `stored`: the turn's events already in the database (written before this instance saw it). */
+  constructor(
+    turnId: string,
+    persist: (event: TurnEvent) => Promise<void>,
+    stored: readonly TurnEvent[] = [],
+  ) {
     this.turnId = turnId;
     this.persist = persist;
+    this.events.push(...stored);
   }
 
   emit(type: string, data: Record<string, unknown>): TurnEvent {
@@ -39,13 +46,25 @@ export class LiveTurn {
     return event;
   }
 
-  /** Replays every event so far to `listener`, then forwards new ones. Returns unsubscribe. */
-  subscribe(listener: Listener): () => void {
+  /**
+   * Replays every event so far to `listener`, then forwards new ones; `onDetach` is called
+   * when this instance stops following the turn before its end (it shuts down while the turn
+   * waits in the queue: the client reconnects elsewhere). Returns unsubscribe.
+   */
+  subscribe(listener: Listener, onDetach: () => void = () => undefined): () => void {
     for (const event of this.events) listener(event);
     this.listeners.add(listener);
+    this.detachers.add(onDetach);
     return () => {
       this.listeners.delete(listener);
+      this.detachers.delete(onDetach);
     };
+  }
+
+  detach(): void {
+    for (const onDetach of this.detachers) onDetach();
+    this.detachers.clear();
+    this.listeners.clear();
   }
 
   /** Resolves when every event emitted so far is stored. */
@@ -57,8 +76,12 @@ export class LiveTurn {
 export class TurnEventHub {
   private readonly live = new Map<string, LiveTurn>();
 
-  open(turnId: string, persist: (event: TurnEvent) => Promise<void>): LiveTurn {
-    const turn = new LiveTurn(turnId, persist);
+  open(
+    turnId: string,
+    persist: (event: TurnEvent) => Promise<void>,
+    stored: readonly TurnEvent[] = [],
+  ): LiveTurn {
+    const turn = new LiveTurn(turnId, persist, stored);
     this.live.set(turnId, turn);
     return turn;
   }
@@ -69,5 +92,11 @@ export class TurnEventHub {
 
   close(turnId: string): void {
     this.live.delete(turnId);
+  }
+
+  /** Ends every stream this instance still follows (at shutdown): see LiveTurn.detach. */
+  detachAll(): void {
+    for (const turn of this.live.values()) turn.detach();
+    this.live.clear();
   }
 }

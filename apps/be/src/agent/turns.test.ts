@@ -67,50 +67,79 @@ async function turnStatus(
   return response.body.turn.status;
 }
 
-describe("turns with the fake claude", () => {
-  let harness: Harness;
-  let anna: TestUser;
-  let bob: TestUser;
-
+/**
+ * One started service per describe block, with the users Anna and Bob: the setup every block
+ * shares. Fields are filled in beforeAll, so tests read them through the returned object.
+ */
+function serviceFixture(options?: Parameters<typeof startHarness>[0]): {
+  harness: Harness;
+  anna: TestUser;
+  bob: TestUser;
+} {
+  const fixture = {} as { harness: Harness; anna: TestUser; bob: TestUser };
   beforeAll(async () => {
-    harness = await startHarness({
-      parentEnv: {
-        ...process.env,
-        DATABASE_URL: "postgres://secret@db/never-passed",
-        SOME_SECRET: "s3cr3t",
-      },
+    fixture.harness = await startHarness(options);
+    fixture.anna = await fixture.harness.createUser({
+      email: "anna@example.com",
+      displayName: "Anna",
     });
-    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
-    bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob" });
+    fixture.bob = await fixture.harness.createUser({
+      email: "bob@example.com",
+      displayName: "Bob",
+    });
     // The first embedded database of a test file can take most of a minute on a loaded box.
-  }, 180_000);
+  });
   afterAll(async () => {
-    await harness.close();
+    await fixture.harness.close();
+  });
+  return fixture;
+}
+
+/** Waits until the project's newest turn runs. */
+function untilNewestRunning(harness: Harness, user: TestUser, projectId: number) {
+  return eventually(async () => {
+    const list = await api<{ turns: Array<{ id: string; status: string }> }>(
+      harness,
+      user.token,
+      "GET",
+      `/v1/projects/${projectId}/turns`,
+    );
+    return list.body.turns[0]?.status === "running" ? list.body.turns : undefined;
+  });
+}
+
+describe("turns with the fake claude", () => {
+  const service = serviceFixture({
+    parentEnv: {
+      ...process.env,
+      DATABASE_URL: "postgres://secret@db/never-passed",
+      SOME_SECRET: "s3cr3t",
+    },
   });
 
   it("hands the member's words to claude in their import-safe form, so no `@` loads a file", async () => {
-    const record = join(harness.dataDir, "record-import-safe.jsonl");
-    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    const record = join(service.harness.dataDir, "record-import-safe.jsonl");
+    service.harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
     try {
-      const { project } = await newProject(harness, anna);
+      const { project } = await newProject(service.harness, service.anna);
       const words = "@notes.md viz @/etc/passwd\n> @~/.ssh/id_rsa a\u00a0@src/ a \\@x";
-      const sent = await sendMessage(harness, anna.token, project.id, words);
+      const sent = await sendMessage(service.harness, service.anna.token, project.id, words);
       expect(sent.status).toBe(202);
       const records = await readFakeClaudeRecords(record);
       expect(records.map((r) => r.stdin)).toEqual([
         "\\@notes.md viz \\@/etc/passwd\n> \\@~/.ssh/id_rsa a\u00a0\\@src/ a \\\\\\@x",
       ]);
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
     }
   });
 
   it("spawns claude with the agreed argv, cwd, stdin and a minimal environment; resumes; costs per turn", async () => {
-    const record = join(harness.dataDir, "record-1.jsonl");
-    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    const record = join(service.harness.dataDir, "record-1.jsonl");
+    service.harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
     try {
-      const { project } = await newProject(harness, anna);
-      const first = await sendMessage(harness, anna.token, project.id, "Ahoj Maro");
+      const { project } = await newProject(service.harness, service.anna);
+      const first = await sendMessage(service.harness, service.anna.token, project.id, "Ahoj Maro");
       expect(first.status).toBe(202);
       expect(first.headers.get("location")).toMatch(
         new RegExp(`^/v1/projects/${project.id}/turns/`),
@@ -164,7 +193,7 @@ describe("turns with the fake claude", () => {
         ),
       });
 
-      const second = await sendMessage(harness, anna.token, project.id, "Pokračuj");
+      const second = await sendMessage(service.harness, service.anna.token, project.id, "Pokračuj");
       const secondDone = terminalEvent(second.events).data;
       expect(second.events[1]?.data).toMatchObject({ resume: true });
       expect(second.events[2]?.data).toMatchObject({
@@ -184,7 +213,7 @@ describe("turns with the fake claude", () => {
 
       const records = await readFakeClaudeRecords(record);
       expect(records).toHaveLength(2);
-      const pluginDir = join(harness.dataDir, "plugins", "talkide-mara");
+      const pluginDir = join(service.harness.dataDir, "plugins", "talkide-mara");
       const common = [
         "--plugin-dir",
         pluginDir,
@@ -220,8 +249,8 @@ describe("turns with the fake claude", () => {
       expect(records.map((r) => r.cwd)).toEqual([project.workspaceDir, project.workspaceDir]);
       expect(records.map((r) => r.stdin)).toEqual(["Ahoj Maro", "Pokračuj"]);
       const env = records[0]?.env ?? {};
-      expect(env.CLAUDE_CONFIG_DIR).toBe(join(harness.dataDir, "claude"));
-      expect(env.TMPDIR).toBe(join(harness.dataDir, "claude-tmp"));
+      expect(env.CLAUDE_CONFIG_DIR).toBe(join(service.harness.dataDir, "claude"));
+      expect(env.TMPDIR).toBe(join(service.harness.dataDir, "claude-tmp"));
       expect(env.ANTHROPIC_API_KEY).toBe("test-key");
       expect(env.DATABASE_URL).toBeUndefined();
       expect(env.SOME_SECRET).toBeUndefined();
@@ -236,7 +265,7 @@ describe("turns with the fake claude", () => {
       }
       expect(pluginDir.startsWith(project.workspaceDir)).toBe(false);
 
-      const turns = await listProjectTurns(harness, anna, project.id);
+      const turns = await listProjectTurns(service.harness, service.anna, project.id);
       expect(
         turns.body.turns.map((t) => [
           t.number,
@@ -250,32 +279,38 @@ describe("turns with the fake claude", () => {
         [1, "succeeded", false, 0.0125, 0.0125],
       ]);
       const page = await api<{ turns: Array<{ number: number }> }>(
-        harness,
-        anna.token,
+        service.harness,
+        service.anna.token,
         "GET",
         `/v1/projects/${project.id}/turns?limit=1&before=2`,
       );
       expect(page.body.turns.map((t) => t.number)).toEqual([1]);
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
     }
   });
 
   it("makes the sender the active writer, whatever the request says", async () => {
-    const { project } = await newProject(harness, anna);
-    await api(harness, anna.token, "POST", `/v1/projects/${project.id}/members`, {
+    const { project } = await newProject(service.harness, service.anna);
+    await api(service.harness, service.anna.token, "POST", `/v1/projects/${project.id}/members`, {
       email: "bob@example.com",
       salutation: "Bob",
     });
     const writerFile = join(project.workspaceDir, ".talkide", "active-writer.md");
-    await sendMessage(harness, anna.token, project.id, "od Anny");
+    await sendMessage(service.harness, service.anna.token, project.id, "od Anny");
     expect(readFileSync(writerFile, "utf8")).toBe("# Aktuálně píše\nAnna\n");
-    const smuggled = await api(harness, bob.token, "POST", `/v1/projects/${project.id}/messages`, {
-      text: "od Boba",
-      activeMemberId: "anything",
-    });
+    const smuggled = await api(
+      service.harness,
+      service.bob.token,
+      "POST",
+      `/v1/projects/${project.id}/messages`,
+      {
+        text: "od Boba",
+        activeMemberId: "anything",
+      },
+    );
     expect(smuggled.body.code).toBe("invalid_body");
-    const fromBob = await sendMessage(harness, bob.token, project.id, "od Boba");
+    const fromBob = await sendMessage(service.harness, service.bob.token, project.id, "od Boba");
     expect(fromBob.events[2]?.data).toMatchObject({
       files: [
         { path: "CLAUDE.md", changed: false },
@@ -290,11 +325,11 @@ describe("turns with the fake claude", () => {
   });
 
   it("reports is_error results as turn errors, never as Mara's words, and keeps no session from them", async () => {
-    const { project } = await newProject(harness, anna);
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
+    const { project } = await newProject(service.harness, service.anna);
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
     let failedTurnSession: unknown;
     try {
-      const turn = await sendMessage(harness, anna.token, project.id, "Hello");
+      const turn = await sendMessage(service.harness, service.anna.token, project.id, "Hello");
       const failed = terminalEvent(turn.events).data;
       // The fake answers like the CLI after an HTTP 500 from the API.
       expect(failed).toMatchObject({ code: "model_unavailable" });
@@ -306,9 +341,9 @@ describe("turns with the fake claude", () => {
       failedTurnSession = init?.data.sessionId;
       expect(failed.sessionId).toBe(failedTurnSession);
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
-    const stored = await listProjectTurns(harness, anna, project.id);
+    const stored = await listProjectTurns(service.harness, service.anna, project.id);
     expect(stored.body.turns[0]).toMatchObject({
       status: "failed",
       sessionId: failedTurnSession,
@@ -316,27 +351,27 @@ describe("turns with the fake claude", () => {
       error: { code: "model_unavailable" },
     });
     expect(JSON.stringify(stored.body)).not.toContain("API Error");
-    const sessions = await harness.service.database.db
+    const sessions = await service.harness.service.database.db
       .selectFrom("agent_sessions")
       .selectAll()
       .where("project_id", "=", project.id)
       .execute();
     expect(sessions).toEqual([]);
-    const next = await sendMessage(harness, anna.token, project.id, "Again");
+    const next = await sendMessage(service.harness, service.anna.token, project.id, "Again");
     expect(terminalEvent(next.events).data).toMatchObject({ resumed: false });
   });
 
   it("resumes after a failed turn from the last successful one, never from the failure", async () => {
-    const record = join(harness.dataDir, "record-resume-at.jsonl");
-    const { project } = await newProject(harness, anna);
-    harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    const record = join(service.harness.dataDir, "record-resume-at.jsonl");
+    const { project } = await newProject(service.harness, service.anna);
+    service.harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
     try {
-      const first = await sendMessage(harness, anna.token, project.id, "one");
-      harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
-      const failed = await sendMessage(harness, anna.token, project.id, "two");
+      const first = await sendMessage(service.harness, service.anna.token, project.id, "one");
+      service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "is_error";
+      const failed = await sendMessage(service.harness, service.anna.token, project.id, "two");
       expect(terminalEvent(failed.events).event).toBe("turn.failed");
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
-      const third = await sendMessage(harness, anna.token, project.id, "three");
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      const third = await sendMessage(service.harness, service.anna.token, project.id, "three");
       expect(terminalEvent(third.events).data).toMatchObject({
         resumed: true,
         sessionId: terminalEvent(first.events).data.sessionId,
@@ -351,16 +386,16 @@ describe("turns with the fake claude", () => {
       expect(resumeAt[1]).toMatch(/^[0-9a-f-]{36}$/);
       expect(resumeAt[2]).toBe(resumeAt[1]);
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
-      delete harness.claudeEnv.FAKE_CLAUDE_RECORD;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
     }
   });
 
   it("starts a fresh session, visibly, when Mara's agent file or plugin is not what the session started with", async () => {
-    const { project } = await newProject(harness, anna);
-    const first = await sendMessage(harness, anna.token, project.id, "one");
+    const { project } = await newProject(service.harness, service.anna);
+    const first = await sendMessage(service.harness, service.anna.token, project.id, "one");
     const oldSession = terminalEvent(first.events).data.sessionId;
-    const { db } = harness.service.database;
+    const { db } = service.harness.service.database;
     const pinned = await db
       .selectFrom("agent_sessions")
       .select(["agent_sha256", "plugin_sha256"])
@@ -376,7 +411,7 @@ describe("turns with the fake claude", () => {
       .set({ agent_sha256: "0".repeat(64) })
       .where("project_id", "=", project.id)
       .execute();
-    const second = await sendMessage(harness, anna.token, project.id, "two");
+    const second = await sendMessage(service.harness, service.anna.token, project.id, "two");
     expect(second.events.map((e) => e.event)).toContain("session.reset");
     expect(second.events.find((e) => e.event === "session.reset")?.data).toMatchObject({
       reason: "agent_changed",
@@ -386,13 +421,13 @@ describe("turns with the fake claude", () => {
     const done = terminalEvent(second.events).data;
     expect(done).toMatchObject({ resumed: false });
     expect(done.sessionId).not.toBe(oldSession);
-    const turns = await listProjectTurns(harness, anna, project.id);
+    const turns = await listProjectTurns(service.harness, service.anna, project.id);
     expect(turns.body.turns.map((t) => [t.number, t.sessionReset, t.resumed])).toEqual([
       [2, "agent_changed", false],
       [1, null, false],
     ]);
     // The new session carries the current release and is resumed from now on.
-    const third = await sendMessage(harness, anna.token, project.id, "three");
+    const third = await sendMessage(service.harness, service.anna.token, project.id, "three");
     expect(terminalEvent(third.events).data).toMatchObject({
       resumed: true,
       sessionId: done.sessionId,
@@ -401,15 +436,15 @@ describe("turns with the fake claude", () => {
   });
 
   it("starts a new session, visibly, when claude no longer knows the stored one", async () => {
-    const { project } = await newProject(harness, anna);
-    const first = await sendMessage(harness, anna.token, project.id, "one");
+    const { project } = await newProject(service.harness, service.anna);
+    const first = await sendMessage(service.harness, service.anna.token, project.id, "one");
     const oldSession = terminalEvent(first.events).data.sessionId;
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "unknown_session";
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "unknown_session";
     let second;
     try {
-      second = await sendMessage(harness, anna.token, project.id, "two");
+      second = await sendMessage(service.harness, service.anna.token, project.id, "two");
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
     expect(second.events.find((e) => e.event === "session.reset")?.data).toMatchObject({
       reason: "unknown_session",
@@ -417,12 +452,12 @@ describe("turns with the fake claude", () => {
     const done = terminalEvent(second.events).data;
     expect(done).toMatchObject({ resumed: false, costUsd: 0.0125 });
     expect(done.sessionId).not.toBe(oldSession);
-    const third = await sendMessage(harness, anna.token, project.id, "three");
+    const third = await sendMessage(service.harness, service.anna.token, project.id, "three");
     expect(terminalEvent(third.events).data).toMatchObject({
       resumed: true,
       sessionId: done.sessionId,
     });
-    const live = await harness.service.database.db
+    const live = await service.harness.service.database.db
       .selectFrom("agent_sessions")
       .select(["claude_session_id", "ended_at"])
       .where("project_id", "=", project.id)
@@ -435,32 +470,32 @@ describe("turns with the fake claude", () => {
   });
 
   it("reports a crash and a failed spawn as turn errors, with nothing half-written", async () => {
-    const { project } = await newProject(harness, anna);
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "crash";
+    const { project } = await newProject(service.harness, service.anna);
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "crash";
     try {
-      const crashed = await sendMessage(harness, anna.token, project.id, "crash");
+      const crashed = await sendMessage(service.harness, service.anna.token, project.id, "crash");
       expect(terminalEvent(crashed.events).data).toMatchObject({ code: "claude_crashed" });
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
     // An argument list the kernel refuses (E2BIG): the process never starts.
-    harness.claudeEnv.TALKIDE_TEST_HUGE = "x".repeat(300_000);
+    service.harness.claudeEnv.TALKIDE_TEST_HUGE = "x".repeat(300_000);
     try {
-      const refused = await sendMessage(harness, anna.token, project.id, "spawn");
+      const refused = await sendMessage(service.harness, service.anna.token, project.id, "spawn");
       expect(terminalEvent(refused.events).data).toMatchObject({ code: "claude_spawn_failed" });
     } finally {
-      delete harness.claudeEnv.TALKIDE_TEST_HUGE;
+      delete service.harness.claudeEnv.TALKIDE_TEST_HUGE;
     }
     const preview = await api<{ files: Array<{ path: string; content: string }> }>(
-      harness,
-      anna.token,
+      service.harness,
+      service.anna.token,
       "GET",
       `/v1/projects/${project.id}/context`,
     );
     for (const file of preview.body.files) {
       expect(readFileSync(join(project.workspaceDir, file.path), "utf8")).toBe(file.content);
     }
-    const turns = await listProjectTurns(harness, anna, project.id);
+    const turns = await listProjectTurns(service.harness, service.anna, project.id);
     expect(
       turns.body.turns.map((t) => [
         t.status,
@@ -473,7 +508,7 @@ describe("turns with the fake claude", () => {
       // The CLI had announced its session before it crashed: the record keeps it.
       ["failed", "claude_crashed", null, expect.stringMatching(/^[0-9a-f-]{36}$/) as string],
     ]);
-    const sessions = await harness.service.database.db
+    const sessions = await service.harness.service.database.db
       .selectFrom("agent_sessions")
       .selectAll()
       .where("project_id", "=", project.id)
@@ -500,10 +535,10 @@ describe("turns with the fake claude", () => {
     }
     if (server === null) throw new Error("found no free port to hold");
     try {
-      await occupyProjectIdsBelow(harness, id);
-      const { project } = await newProject(harness, anna);
+      await occupyProjectIdsBelow(service.harness, id);
+      const { project } = await newProject(service.harness, service.anna);
       expect(project.id).toBe(id);
-      const turn = await sendMessage(harness, anna.token, project.id, "hi");
+      const turn = await sendMessage(service.harness, service.anna.token, project.id, "hi");
       const busy = turn.events.filter((e) => e.event === "port.busy");
       expect(busy.map((e) => [e.data.service, e.data.port])).toContainEqual(["be", 8090 + id]);
       const be = busy.find((e) => e.data.service === "be");
@@ -520,10 +555,10 @@ describe("turns with the fake claude", () => {
   });
 
   it("replays a finished turn's events over SSE, and only the missed ones after Last-Event-ID", async () => {
-    const { project } = await newProject(harness, anna);
+    const { project } = await newProject(service.harness, service.anna);
     const posted = await api<{ turn: { id: string; status: string }; events: string }>(
-      harness,
-      anna.token,
+      service.harness,
+      service.anna.token,
       "POST",
       `/v1/projects/${project.id}/messages`,
       { text: "hi" },
@@ -531,25 +566,26 @@ describe("turns with the fake claude", () => {
     expect(posted.status).toBe(202);
     expect(posted.body.turn.status).toBe("queued");
     await eventually(async () =>
-      (await turnStatus(harness, anna, project.id, posted.body.turn.id)) === "succeeded"
+      (await turnStatus(service.harness, service.anna, project.id, posted.body.turn.id)) ===
+      "succeeded"
         ? true
         : undefined,
     );
-    const all = await fetch(`${harness.url}${posted.body.events}`, {
-      headers: { authorization: `Bearer ${anna.token}` },
+    const all = await fetch(`${service.harness.url}${posted.body.events}`, {
+      headers: { authorization: `Bearer ${service.anna.token}` },
     });
     expect(all.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const events = parseSse(await all.text());
     expect(events.at(-1)?.event).toBe("turn.succeeded");
-    const rest = await fetch(`${harness.url}${posted.body.events}`, {
-      headers: { authorization: `Bearer ${anna.token}`, "last-event-id": "3" },
+    const rest = await fetch(`${service.harness.url}${posted.body.events}`, {
+      headers: { authorization: `Bearer ${service.anna.token}`, "last-event-id": "3" },
     });
     expect(parseSse(await rest.text())).toEqual(events.filter((e) => e.id > 3));
-    const stranger = await api(harness, bob.token, "GET", posted.body.events);
+    const stranger = await api(service.harness, service.bob.token, "GET", posted.body.events);
     expect(stranger.status).toBe(404);
     const unknown = await api(
-      harness,
-      anna.token,
+      service.harness,
+      service.anna.token,
       "GET",
       `/v1/projects/${project.id}/turns/nope/events`,
     );
@@ -557,78 +593,55 @@ describe("turns with the fake claude", () => {
   });
 
   // Last in this block: it stops the service (afterAll then finds it stopped).
-  it("aborts the running turn and fails the queued one when the service stops", async () => {
-    const { project } = await newProject(harness, anna);
-    harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(join(harness.dataDir, "never"));
-    const running = sendMessage(harness, anna.token, project.id, "running");
-    await eventually(async () => {
-      const list = await api<{ turns: Array<{ status: string }> }>(
-        harness,
-        anna.token,
-        "GET",
-        `/v1/projects/${project.id}/turns`,
-      );
-      return list.body.turns[0]?.status === "running" ? true : undefined;
-    });
-    const queued = sendMessage(harness, anna.token, project.id, "queued");
+  it("aborts the running turn and leaves the queued one queued when the service stops", async () => {
+    const { project } = await newProject(service.harness, service.anna);
+    service.harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(join(service.harness.dataDir, "never"));
+    const running = sendMessage(service.harness, service.anna.token, project.id, "running");
+    await untilNewestRunning(service.harness, service.anna, project.id);
+    const queued = sendMessage(service.harness, service.anna.token, project.id, "queued");
     await eventually(async () => {
       const list = await api<{ turns: unknown[] }>(
-        harness,
-        anna.token,
+        service.harness,
+        service.anna.token,
         "GET",
         `/v1/projects/${project.id}/turns`,
       );
       return list.body.turns.length === 2 ? true : undefined;
     });
-    const closing = harness.service.close();
+    const closing = service.harness.service.close();
     const [ran, waited] = await Promise.all([running, queued]);
     expect(terminalEvent(ran.events).data).toMatchObject({ code: "turn_aborted" });
-    expect(terminalEvent(waited.events).data).toMatchObject({ code: "service_stopped" });
+    // The queued turn stays in the queue for another instance (or this one after a restart):
+    // its stream ends without a terminal event, and the client reconnects with Last-Event-ID.
+    expect(waited.events.map((event) => event.event)).toEqual(["turn.queued"]);
     await closing;
   });
 });
 
 describe("the turn queue", () => {
-  let harness: Harness;
-  let anna: TestUser;
-
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { TALKIDE_TURN_QUEUE_LIMIT: "1" },
-    });
-    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
-  }, 60_000);
-  afterAll(async () => {
-    await harness.close();
+  const service = serviceFixture({
+    env: { TALKIDE_TURN_QUEUE_LIMIT: "1" },
   });
 
   it("runs one turn at a time, queues up to the limit, refuses one more with 409, streams live", async () => {
-    const { project } = await newProject(harness, anna);
-    const gate = join(harness.dataDir, "gate-1");
-    harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(gate);
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "ok";
+    const { project } = await newProject(service.harness, service.anna);
+    const gate = join(service.harness.dataDir, "gate-1");
+    service.harness.claudeEnv.FAKE_CLAUDE_RUN = waitFor(gate);
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "ok";
     try {
-      const firstStream = sendMessage(harness, anna.token, project.id, "first");
-      const turns = await eventually(async () => {
-        const list = await api<{ turns: Array<{ id: string; status: string }> }>(
-          harness,
-          anna.token,
-          "GET",
-          `/v1/projects/${project.id}/turns`,
-        );
-        return list.body.turns[0]?.status === "running" ? list.body.turns : undefined;
-      });
+      const firstStream = sendMessage(service.harness, service.anna.token, project.id, "first");
+      const turns = await untilNewestRunning(service.harness, service.anna, project.id);
       const queued = await api<{ turn: { id: string; number: number } }>(
-        harness,
-        anna.token,
+        service.harness,
+        service.anna.token,
         "POST",
         `/v1/projects/${project.id}/messages`,
         { text: "second" },
       );
       expect(queued.status).toBe(202);
       const refused = await api(
-        harness,
-        anna.token,
+        service.harness,
+        service.anna.token,
         "POST",
         `/v1/projects/${project.id}/messages`,
         { text: "third" },
@@ -637,9 +650,9 @@ describe("the turn queue", () => {
       expect(refused.body.code).toBe("project_busy");
       // A live subscriber of the queued turn sees its whole life.
       const liveStream = fetch(
-        `${harness.url}/v1/projects/${project.id}/turns/${queued.body.turn.id}/events`,
+        `${service.harness.url}/v1/projects/${project.id}/turns/${queued.body.turn.id}/events`,
         {
-          headers: { authorization: `Bearer ${anna.token}` },
+          headers: { authorization: `Bearer ${service.anna.token}` },
         },
       ).then((r) => r.text());
       writeFileSync(gate, "");
@@ -650,73 +663,65 @@ describe("the turn queue", () => {
       expect(terminalEvent(live).event).toBe("turn.succeeded");
       const all = await api<{
         turns: Array<{ id: string; startedAt: string; finishedAt: string }>;
-      }>(harness, anna.token, "GET", `/v1/projects/${project.id}/turns`);
+      }>(service.harness, service.anna.token, "GET", `/v1/projects/${project.id}/turns`);
       const [later, earlier] = all.body.turns;
       expect(earlier?.id).toBe(turns[0]?.id);
       expect(Date.parse(later?.startedAt ?? "") >= Date.parse(earlier?.finishedAt ?? "")).toBe(
         true,
       );
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_RUN;
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_RUN;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
     }
   });
 });
 
 describe("turn timeout", () => {
-  let harness: Harness;
-  let anna: TestUser;
-
-  beforeAll(async () => {
-    harness = await startHarness({ env: { TALKIDE_TURN_TIMEOUT_MS: "1500" } });
-    anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
-  }, 60_000);
-  afterAll(async () => {
-    await harness.close();
-  });
+  const service = serviceFixture({ env: { TALKIDE_TURN_TIMEOUT_MS: "1500" } });
 
   it("ends a turn that gives no result in time as turn_timeout, and the next turn runs", async () => {
-    const { project } = await newProject(harness, anna);
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "hang";
-    harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM = "1";
+    const { project } = await newProject(service.harness, service.anna);
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "hang";
+    service.harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM = "1";
     try {
-      const hung = await sendMessage(harness, anna.token, project.id, "hang");
+      const hung = await sendMessage(service.harness, service.anna.token, project.id, "hang");
       const failed = terminalEvent(hung.events).data;
       expect(failed).toMatchObject({ code: "turn_timeout" });
       expect(String(failed.message)).toContain("1500 ms");
     } finally {
-      delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
-      delete harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO;
+      delete service.harness.claudeEnv.FAKE_CLAUDE_IGNORE_SIGTERM;
     }
-    const next = await sendMessage(harness, anna.token, project.id, "next");
+    const next = await sendMessage(service.harness, service.anna.token, project.id, "next");
     expect(terminalEvent(next.events).event).toBe("turn.succeeded");
   });
 });
 
 describe("a claude binary that is not there", () => {
+  const service = serviceFixture({ env: { TALKIDE_CLAUDE_PATH: "/nonexistent/bin/claude" } });
   it("fails the turn with claude_binary_missing, says what to do, and writes nothing half", async () => {
-    const harness = await startHarness({ env: { TALKIDE_CLAUDE_PATH: "/nonexistent/bin/claude" } });
-    try {
-      const anna = await harness.createUser({ email: "anna@example.com", displayName: "Anna" });
-      const { project } = await newProject(harness, anna);
-      const turn = await sendMessage(harness, anna.token, project.id, "hello");
-      const failed = terminalEvent(turn.events).data;
-      expect(failed.code).toBe("claude_binary_missing");
-      expect(String(failed.message)).toContain("/nonexistent/bin/claude");
-      const stored = await listProjectTurns(harness, anna, project.id);
-      expect(stored.body.turns[0]).toMatchObject({
-        status: "failed",
-        error: { code: "claude_binary_missing" },
-        resultText: null,
-        sessionId: null,
-        costUsd: null,
-      });
-      expect(readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8")).toBe(
-        (await api(harness, anna.token, "GET", `/v1/projects/${project.id}/context/CLAUDE.md`))
-          .text,
-      );
-    } finally {
-      await harness.close();
-    }
-  }, 60_000);
+    const { project } = await newProject(service.harness, service.anna);
+    const turn = await sendMessage(service.harness, service.anna.token, project.id, "hello");
+    const failed = terminalEvent(turn.events).data;
+    expect(failed.code).toBe("claude_binary_missing");
+    expect(String(failed.message)).toContain("/nonexistent/bin/claude");
+    const stored = await listProjectTurns(service.harness, service.anna, project.id);
+    expect(stored.body.turns[0]).toMatchObject({
+      status: "failed",
+      error: { code: "claude_binary_missing" },
+      resultText: null,
+      sessionId: null,
+      costUsd: null,
+    });
+    expect(readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8")).toBe(
+      (
+        await api(
+          service.harness,
+          service.anna.token,
+          "GET",
+          `/v1/projects/${project.id}/context/CLAUDE.md`,
+        )
+      ).text,
+    );
+  });
 });

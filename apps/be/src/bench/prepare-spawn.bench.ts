@@ -12,7 +12,8 @@ import { writeFileIfChanged } from "../context/write-if-changed.ts";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { addMember } from "../domain/members.ts";
-import { createProject, requireMembership } from "../domain/projects.ts";
+import { requireMembership } from "../domain/membership.ts";
+import { createProject } from "../domain/projects.ts";
 import { createUser } from "../domain/users.ts";
 
 const WARMUP = 50;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
+import type { QueueConnection } from "@talkide/work-queue";
 import type { DatabaseSchema } from "./schema.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
@@ -10,6 +11,8 @@ export type DatabaseKind = "embedded" | "postgres";
 export interface Database {
   readonly kind: DatabaseKind;
   readonly db: Kysely<DatabaseSchema>;
+  /** How the turn queue (pg-boss) reaches the same database. */
+  readonly queueConnection: QueueConnection;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     return {
       kind: "embedded",
       db,
+      queueConnection: { kind: "embedded", pglite },
       async close() {
         try {
           await db.destroy();
@@ -111,6 +115,7 @@ function openServer(url: string): Database {
   return {
     kind: "postgres",
     db,
+    queueConnection: { kind: "server", connectionString: url },
     async close() {
       await db.destroy();
     },

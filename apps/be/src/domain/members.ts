@@ -1,3 +1,4 @@
+import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import {
@@ -8,7 +9,7 @@ import {
 } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { AppError, notFound } from "../errors.ts";
-import type { Membership } from "./projects.ts";
+import type { Membership } from "./membership.ts";
 import { findUserIdByEmail, isUniqueViolation } from "./users.ts";
 
 export const memberInputSchema = z.strictObject({
@@ -47,7 +48,7 @@ export interface MemberView {
  * lower case, as the contract compares salutations.
  */
 export function normalizeSalutationKey(salutation: string): string {
-  return salutation.normalize("NFC").trim().toLowerCase();
+  return trimWhiteSpace(salutation.normalize("NFC")).toLowerCase();
 }
 
 export function memberView(member: MemberWithUser, callerMemberId: string): MemberView {

@@ -142,24 +142,3 @@ export async function loadTurnEvents(
     .execute();
   return rows.map((r) => ({ seq: r.seq, type: r.type, data: r.data }));
 }
-
-/**
- * Turns left queued or running by a previous process (a crash, a kill) can never finish:
- * they are marked failed at start, so no client waits on them forever. Returns their ids
- * (the processes a running one left behind carry its id, see reapAbandonedTurns).
- */
-export async function failAbandonedTurns(db: Kysely<DatabaseSchema>): Promise<string[]> {
-  const rows = await db
-    .updateTable("turns")
-    .set({
-      status: "failed",
-      error_code: "service_restarted",
-      error_message:
-        "The service stopped while this turn was queued or running; send the message again.",
-      finished_at: sql<string>`clock_timestamp()`,
-    })
-    .where("status", "in", ["queued", "running"])
-    .returning("id")
-    .execute();
-  return rows.map((row) => row.id);
-}

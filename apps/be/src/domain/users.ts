@@ -1,3 +1,4 @@
+import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import { generateToken, hashToken } from "../auth/tokens.ts";
@@ -17,12 +18,12 @@ export const newUserSchema = z.object({
   email: z.email({ error: "must be an email address" }).max(320),
   displayName: z
     .string()
-    .trim()
+    .overwrite(trimWhiteSpace)
     .min(1, "must not be blank")
     .max(200, "must be at most 200 characters"),
   phone: z
     .string()
-    .trim()
+    .overwrite(trimWhiteSpace)
     .regex(
       /^\+?[0-9][0-9 ()-]{2,31}$/,
       "must be a phone number (digits, spaces, +, -, parentheses)",
@@ -33,7 +34,7 @@ export const newUserSchema = z.object({
 
 export type NewUser = z.input<typeof newUserSchema>;
 
-const emailKey = (email: string): string => email.normalize("NFC").trim().toLowerCase();
+const emailKey = (email: string): string => trimWhiteSpace(email.normalize("NFC")).toLowerCase();
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
   const e = error as { code?: unknown; constraint?: unknown; message?: unknown };
@@ -70,7 +71,7 @@ export async function createUser(
       const row = await trx
         .insertInto("users")
         .values({
-          email: email.trim(),
+          email: trimWhiteSpace(email),
           email_key: emailKey(email),
           display_name: displayName,
           phone,

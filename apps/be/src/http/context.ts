@@ -4,7 +4,7 @@ import type { TurnRunner } from "../agent/turn-runner.ts";
 import type { ContextLayout } from "../context/prepare.ts";
 import type { DatabaseKind } from "../db/connect.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { requireMembership, type Membership } from "../domain/projects.ts";
+import { requireMembership, type Membership } from "../domain/membership.ts";
 import type { User } from "../domain/users.ts";
 import { AppError, notFound } from "../errors.ts";
 

@@ -27,7 +27,7 @@ describe("hostile request bodies on every write route", () => {
       defaultProject,
     );
     projectId = created.body.project.id;
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await harness.close();

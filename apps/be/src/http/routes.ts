@@ -1,3 +1,5 @@
+import { isBlank } from "@talkide/text";
+import { hasNoInputForClaude } from "@talkide/claude-cli";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
@@ -14,8 +16,8 @@ import {
   createProjectSchema,
   listProjects,
   projectView,
-  requireMembership,
 } from "../domain/projects.ts";
+import { requireMembership } from "../domain/membership.ts";
 import { withTurnContext } from "../domain/turn-context.ts";
 import { getTurn, listTurns, turnView } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
@@ -27,7 +29,9 @@ const messageSchema = z.strictObject({
   text: z
     .string()
     .max(100_000, "must be at most 100000 characters")
-    .refine((t) => t.trim() !== "", "must not be blank"),
+    // Blank by the contract's white space, or without input for Claude Code, which trims
+    // with String#trim (so also U+FEFF): either way the turn could not run.
+    .refine((t) => !isBlank(t) && !hasNoInputForClaude(t), "must not be blank"),
 });
 
 const listTurnsQuery = z.object({
@@ -166,7 +170,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       }
       await streamTurnEvents(request, reply, {
         db,
-        hub: deps.runner.hub,
+        runner: deps.runner,
         turnId: turn.id,
         status: 202,
       });
@@ -208,7 +212,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const membership = await membershipOf(deps, request);
     const { turnId } = request.params as { turnId: string };
     const turn = await getTurn(db, membership.project.id, turnId);
-    await streamTurnEvents(request, reply, { db, hub: deps.runner.hub, turnId: turn.id });
+    await streamTurnEvents(request, reply, { db, runner: deps.runner, turnId: turn.id });
     return reply;
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
-import { TERMINAL_EVENT_TYPES, type TurnEvent, type TurnEventHub } from "../agent/turn-events.ts";
+import { TERMINAL_EVENT_TYPES, type TurnEvent } from "../agent/turn-events.ts";
+import type { TurnRunner } from "../agent/turn-runner.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { loadTurnEvents } from "../domain/turns.ts";
 
@@ -20,12 +21,14 @@ function lastEventId(request: FastifyRequest): number {
 /**
  * Streams a turn's events as server-sent events: everything so far (after `Last-Event-ID`
  * when the client reconnects), then each new event as it happens; the stream ends after the
- * terminal event (turn.succeeded or turn.failed).
+ * terminal event (turn.succeeded or turn.failed). A turn this instance follows in memory is
+ * streamed from there; any other turn (finished, or queued or running on another instance)
+ * from the stored events, read again each time the database announces a new one.
  */
 export async function streamTurnEvents(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { db: Kysely<DatabaseSchema>; hub: TurnEventHub; turnId: string; status?: number },
+  options: { db: Kysely<DatabaseSchema>; runner: TurnRunner; turnId: string; status?: number },
 ): Promise<void> {
   const after = lastEventId(request);
   reply.hijack();
@@ -37,9 +40,9 @@ export async function streamTurnEvents(
     "x-accel-buffering": "no",
   });
 
-  const live = options.hub.get(options.turnId);
-  if (live === undefined) {
-    // Finished: every event is stored.
+  const live = options.runner.hub.get(options.turnId);
+  if (live === undefined && (await turnIsFinished(options.db, options.turnId))) {
+    // Finished: every event is stored, and nothing more will be announced.
     for (const event of await loadTurnEvents(options.db, options.turnId)) {
       if (event.seq > after) {
         res.write(
@@ -52,23 +55,63 @@ export async function streamTurnEvents(
   }
 
   await new Promise<void>((resolve) => {
-    let unsubscribe: (() => void) | null = null;
+    let stopFollowing: (() => void) | null = null;
     let finished = false;
+    let sent = after;
     const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
     const finish = (): void => {
       if (finished) return;
       finished = true;
       clearInterval(keepAlive);
-      unsubscribe?.();
+      // A kept-alive socket serves many requests: its listener must not outlive this one.
+      request.raw.socket.off("close", finish);
+      res.off("close", finish);
+      stopFollowing?.();
       res.end();
       resolve();
     };
+    const write = (event: TurnEvent): void => {
+      if (finished || event.seq <= sent) return;
+      sent = event.seq;
+      res.write(frame(event));
+      if (TERMINAL_EVENT_TYPES.has(event.type)) queueMicrotask(finish);
+    };
     request.raw.socket.once("close", finish);
     res.once("close", finish);
-    unsubscribe = live.subscribe((event) => {
-      if (finished) return;
-      if (event.seq > after) res.write(frame(event));
-      if (TERMINAL_EVENT_TYPES.has(event.type)) queueMicrotask(finish);
+
+    if (live !== undefined) {
+      stopFollowing = live.subscribe(write, () => {
+        queueMicrotask(finish);
+      });
+      return;
+    }
+    // Reads are chained, so events go out once each and in order however notifications bunch.
+    let reading: Promise<void> = Promise.resolve();
+    const readStored = (): void => {
+      reading = reading.then(async () => {
+        if (finished) return;
+        for (const event of await loadTurnEvents(options.db, options.turnId)) {
+          write({ seq: event.seq, type: event.type, data: event.data as Record<string, unknown> });
+        }
+      });
+      reading.catch(() => {
+        finish();
+      });
+    };
+    // Queued or running, here or on another instance: every event until the terminal one is
+    // stored and announced. Follow first, then read: an event stored in between is not lost.
+    stopFollowing = options.runner.notifications.follow(options.turnId, readStored, () => {
+      queueMicrotask(finish);
     });
+    readStored();
   });
+}
+
+async function turnIsFinished(db: Kysely<DatabaseSchema>, turnId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("turns")
+    .select("status")
+    .where("id", "=", turnId)
+    .executeTakeFirst();
+  return row === undefined || row.status === "succeeded" || row.status === "failed";
 }

@@ -3,7 +3,8 @@
  *
  *   pnpm --filter @talkide/daemon run bench
  *
- * Everything is real except the model: HTTP intake, the embedded database, the scheduler,
+ * Everything is real except the model: HTTP intake, the embedded database (and a local
+ * PostgreSQL server when its binaries are installed), the work queue,
  * and one child process per turn (the fake `claude` from @talkide/claude-cli/testing).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -11,12 +12,17 @@ import { cpus, loadavg, release, tmpdir, totalmem, type as osType } from "node:o
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import {
+  createTestDatabase,
+  postgresSuiteCanRun,
+  startPostgresServer,
+} from "@talkide/test-postgres";
 import { format, resolveConfig } from "prettier";
 import type { ClaudeTurnResult } from "@talkide/claude-cli";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon } from "../daemon.ts";
 import type { DaemonEvent } from "../events/bus.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "@talkide/service-kit";
 import { ClaudeCodeRuntime, type ClaudeCodeTurn } from "../runtime/claude-code.ts";
 
 const OVERHEAD_TURNS = Number(process.env["BENCH_OVERHEAD_TURNS"] ?? 200);
@@ -38,19 +44,22 @@ class TimedRuntime extends ClaudeCodeRuntime {
   }
 }
 
-function config(dataDir: string): DaemonConfig {
+function config(dataDir: string, databaseUrl: string | null = null): DaemonConfig {
   return {
     host: "127.0.0.1",
     port: 0,
     dataDir,
-    databaseUrl: null,
+    databaseUrl,
     concurrency: CONCURRENCY,
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
+    leaseSeconds: 10,
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
     hostId: "bench",
+    upstreamUrl: null,
+    ticlawkEntry: null,
     logLevel: "silent",
   };
 }
@@ -125,11 +134,11 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-async function measureOverhead(dir: string) {
+async function measureOverhead(dir: string, databaseUrl: string | null = null) {
   const runtime = new TimedRuntime({ claudePath: FAKE_CLAUDE_PATH, timeoutMs: 60_000 });
   const daemon = await startDaemon({
-    config: config(join(dir, "overhead")),
-    logger: createLogger("silent"),
+    config: config(join(dir, databaseUrl === null ? "overhead" : "overhead-server"), databaseUrl),
+    logger: createLogger("talkide-daemon", "silent"),
     runtime,
     childBaseEnv: { ...process.env },
   });
@@ -153,8 +162,9 @@ async function measureOverhead(dir: string) {
       intake: [],
       toStart: [],
       toStored: [],
+      toSpawn: [],
     } as Record<
-      "endToEnd" | "overhead" | "runtimeOnly" | "intake" | "toStart" | "toStored",
+      "endToEnd" | "overhead" | "runtimeOnly" | "intake" | "toStart" | "toStored" | "toSpawn",
       number[]
     >;
     for (let i = 0; i < OVERHEAD_TURNS; i += 1) {
@@ -174,6 +184,7 @@ async function measureOverhead(dir: string) {
       samples.intake.push((accepted.get(id) ?? Number.NaN) - started);
       samples.toStart.push((turnStarted.get(id) ?? Number.NaN) - (accepted.get(id) ?? Number.NaN));
       samples.toStored.push(stored - call.end);
+      samples.toSpawn.push(call.start - (accepted.get(id) ?? Number.NaN));
     }
     const sort = (values: number[]) => [...values].sort((a, b) => a - b);
     return {
@@ -183,6 +194,7 @@ async function measureOverhead(dir: string) {
       intake: sort(samples.intake),
       toStart: sort(samples.toStart),
       toStored: sort(samples.toStored),
+      toSpawn: sort(samples.toSpawn),
     };
   } finally {
     await daemon.stop();
@@ -195,7 +207,7 @@ async function measureDrain(dir: string) {
   runtime.gate = new Promise<void>((resolve) => (open = resolve));
   const daemon = await startDaemon({
     config: config(join(dir, "drain")),
-    logger: createLogger("silent"),
+    logger: createLogger("talkide-daemon", "silent"),
     runtime,
     childBaseEnv: { ...process.env },
   });
@@ -224,6 +236,22 @@ async function measureDrain(dir: string) {
   }
 }
 
+/** The same overhead run on a throwaway local PostgreSQL server, when one can be started. */
+async function serverOverhead(dir: string) {
+  if (!postgresSuiteCanRun("The daemon benchmark's server run")) return null;
+  const server = await startPostgresServer();
+  try {
+    const database = await createTestDatabase(server.url);
+    try {
+      return await measureOverhead(dir, database.url);
+    } finally {
+      await database.drop();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "talkide-daemon-bench-"));
   const loadBefore = loadavg()
@@ -231,6 +259,7 @@ async function main(): Promise<void> {
     .join(", ");
   try {
     const o = await measureOverhead(dir);
+    const server = await serverOverhead(dir);
     const d = await measureDrain(dir);
     const cpu = cpus();
     const lines = [
@@ -277,6 +306,21 @@ async function main(): Promise<void> {
       `| runtime finished → result stored | ${ms(percentile(o.toStored, 50))} | ${ms(percentile(o.toStored, 99))} |`,
       "",
       `Target: overhead p50 ≤ 10 ms — ${percentile(o.overhead, 50) <= 10 ? "met" : "not met"} on this run.`,
+      "",
+      "## Delivery accepted → `claude` spawned",
+      "",
+      "From the `delivery.accepted` event (the delivery and its job stored) to the runtime call",
+      "that spawns the fake `claude`, same turns as above. The daemon's turns run on the shared",
+      "work queue (`@talkide/work-queue`, pg-boss). The in-memory claim loop it replaced measured",
+      "2.2 ms p50 / 6.8 ms p99 for stored → turn started on 2026-11-22 (load 4.6–5.5; this run's",
+      "load is in _Machine_).",
+      "",
+      "| database | p50 | p99 |",
+      "| --- | --- | --- |",
+      `| embedded (PGlite) | ${ms(percentile(o.toSpawn, 50))} | ${ms(percentile(o.toSpawn, 99))} |`,
+      server === null
+        ? "| PostgreSQL server | not measured (no server binaries) | |"
+        : `| PostgreSQL server (local, ${OVERHEAD_TURNS} turns) | ${ms(percentile(server.toSpawn, 50))} | ${ms(percentile(server.toSpawn, 99))} |`,
       "",
       "## Draining a backlog",
       "",

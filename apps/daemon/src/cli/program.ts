@@ -2,11 +2,9 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { loadConfig, type DaemonConfig } from "../config.ts";
 import { startDaemon } from "../daemon.ts";
-import { builtInExtensions } from "../extensions.ts";
 import type { AgentView } from "../http/views.ts";
-import { registerHubCommands } from "../hub/admin-cli.ts";
-import { createLogger } from "../logger.ts";
-import { AdminClient, CliError, resolveAdminToken } from "./admin-client.ts";
+import { AdminClient, createLogger, httpUrl, runProgram } from "@talkide/service-kit";
+import { DAEMON_UNREACHABLE, resolveAdminToken } from "./admin-token.ts";
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -34,13 +32,13 @@ export function buildProgram(io: CliIo): Command {
   const config = (): DaemonConfig => loadConfig(io.env, io.cwd);
   const client = async (options: AdminOptions): Promise<AdminClient> => {
     const c = config();
-    const url = options.url ?? `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`;
+    const url = options.url ?? httpUrl(c.host, c.port);
     const token = await resolveAdminToken({
       token: options.token,
       env: io.env,
       dataDir: c.dataDir,
     });
-    return new AdminClient(url, token);
+    return new AdminClient(url, token, DAEMON_UNREACHABLE);
   };
   const adminOptions = (command: Command): Command =>
     command
@@ -61,8 +59,8 @@ export function buildProgram(io: CliIo): Command {
     )
     .action(async () => {
       const c = config();
-      const logger = createLogger(c.logLevel);
-      const daemon = await startDaemon({ config: c, logger, extensions: builtInExtensions });
+      const logger = createLogger("talkide-daemon", c.logLevel);
+      const daemon = await startDaemon({ config: c, logger });
       await new Promise<void>((resolveStop) => {
         const stop = (signal: NodeJS.Signals) => {
           logger.info({ signal }, "stopping");
@@ -193,7 +191,6 @@ export function buildProgram(io: CliIo): Command {
     },
   );
 
-  registerHubCommands(program, { out: io.out, err: io.err, client, adminOptions });
   return program;
 }
 
@@ -207,33 +204,6 @@ interface StatusBody {
 }
 
 /** Runs the CLI; returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
-  try {
-    await program.parseAsync([...argv], { from: "user" });
-    return 0;
-  } catch (error) {
-    if (error instanceof CliError) {
-      io.err(`talkide-daemon: ${error.message} [${error.code}]\n`);
-      return 1;
-    }
-    if (isCommanderExit(error)) return error.exitCode;
-    if (error instanceof Error && "code" in error && typeof error.code === "string") {
-      io.err(`talkide-daemon: ${error.message} [${error.code}]\n`);
-      return 1;
-    }
-    throw error;
-  }
-}
-
-function isCommanderExit(error: unknown): error is { exitCode: number } {
-  return (
-    typeof error === "object" &&
-    error !== null &&
-    "code" in error &&
-    typeof error.code === "string" &&
-    error.code.startsWith("commander.") &&
-    "exitCode" in error &&
-    typeof error.exitCode === "number"
-  );
+export function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  return runProgram(buildProgram(io), argv, io.err);
 }

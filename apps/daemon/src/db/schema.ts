@@ -117,6 +117,17 @@ export interface TurnsTable {
   finished_at: NullableTimestamp;
 }
 
+export interface SessionTranscriptsTable {
+  session_id: string;
+  runtime_session_id: string;
+  /** The folder under `<CLAUDE_CONFIG_DIR>/projects` the runtime keeps it in. */
+  project_dir: string;
+  /** The runtime's transcript (JSON lines) after the session's last successful turn. */
+  content: string;
+  turn_id: string;
+  updated_at: Generated<Date>;
+}
+
 export interface DaemonTables {
   daemon_meta: DaemonMetaTable;
   api_tokens: ApiTokensTable;
@@ -124,6 +135,7 @@ export interface DaemonTables {
   sessions: SessionsTable;
   deliveries: DeliveriesTable;
   turns: TurnsTable;
+  session_transcripts: SessionTranscriptsTable;
 }
 
 export type DaemonDb = Kysely<DaemonTables>;

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { join } from "node:path";
 import { STANDING_PROMPT } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "@talkide/service-kit";
 import {
   makeDelivery,
   makeTempDir,
@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   td = await startTestDaemon({
     dataDir: dir,
-    logger: createLogger("debug", sink),
+    logger: createLogger("talkide-daemon", "debug", sink),
     extensions: [
       perMessageEnv(new Map([[String(failing["id"]), { FAKE_CLAUDE_SCENARIO: "crash" }]])),
     ],

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DaemonDb, TokenScope } from "../db/schema.ts";
 import { verifyToken } from "../store/tokens.ts";
-import { ApiError } from "./api-error.ts";
+import { ApiError } from "@talkide/service-kit";
 
 /**
  * Bearer-token check for a route. An `admin` token passes every check; an `intake` token

@@ -1,12 +1,17 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
 import { BodyFault, useStrictJsonBodies } from "@talkide/strict-json";
-import type { DatabaseKind } from "../db/database.ts";
+import {
+  ApiError,
+  BODY_LIMIT_BYTES,
+  errorBody,
+  mapFastifyError,
+  type DatabaseKind,
+  type Logger,
+} from "@talkide/service-kit";
 import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import { IntakeError, type IntakeResult } from "../intake/accept-delivery.ts";
-import type { Logger } from "../logger.ts";
 import { countDeliveriesByState } from "../store/deliveries.ts";
-import { ApiError, errorBody } from "./api-error.ts";
 import { requireScope } from "./auth.ts";
 import { registerAgentRoutes } from "./routes/agents.ts";
 import { registerEventRoutes } from "./routes/events.ts";
@@ -33,9 +38,6 @@ export interface ServerDeps {
   /** Aborted when the daemon stops: long-lived responses (SSE) end. */
   readonly closing: AbortSignal;
 }
-
-/** Largest accepted request body; a delivery is one chat message plus its context. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const httpLogger: FastifyBaseLogger = deps.logger.child({ component: "http" });
@@ -96,32 +98,4 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerTokenRoutes(app, deps.db);
   registerEventRoutes(app, deps.db, deps.events, deps.closing);
   return app;
-}
-
-function mapFastifyError(
-  error: FastifyError,
-): { status: number; code: string; message: string } | null {
-  switch (error.code) {
-    case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return { status: 400, code: "invalid_json", message: "The request body is not valid JSON." };
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return {
-        status: 413,
-        code: "payload_too_large",
-        message: `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`,
-      };
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return {
-        status: 415,
-        code: "unsupported_media_type",
-        message: "Send the body as application/json.",
-      };
-    default:
-      break;
-  }
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { status: error.statusCode, code: "bad_request", message: error.message };
-  }
-  return null;
 }

@@ -1,9 +1,9 @@
 import { DeliveryError, parseDelivery } from "@talkide/prompts";
 import { BodyFault, checkStorableText } from "@talkide/strict-json";
-import type { DaemonDb, DeliveryRow } from "../db/schema.ts";
+import type { DeliveryRow } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import { AGENT_ID_PATTERN } from "../store/agents.ts";
-import { insertDelivery } from "../store/deliveries.ts";
+import type { insertDelivery, NewDelivery } from "../store/deliveries.ts";
 import { deliveryIdentity } from "./delivery-identity.ts";
 
 export interface IntakeResult {
@@ -27,10 +27,9 @@ export class IntakeError extends Error {
 }
 
 export interface IntakeDeps {
-  readonly db: DaemonDb;
   readonly events: EventBus;
-  /** Told after a new delivery is stored, so the scheduler can pick it up at once. */
-  readonly onAccepted: () => void;
+  /** Stores the delivery and its job in the conversation's lane, together or not at all. */
+  readonly store: (input: NewDelivery) => ReturnType<typeof insertDelivery>;
 }
 
 /**
@@ -66,7 +65,7 @@ export async function acceptDelivery(
     throw error;
   }
   const identity = deliveryIdentity(delivery);
-  const stored = await insertDelivery(deps.db, {
+  const stored = await deps.store({
     agentId,
     messageId: identity.messageId,
     conversationId: identity.conversationId,
@@ -90,7 +89,6 @@ export async function acceptDelivery(
       conversationId: row.conversation_id,
       messageId: row.message_id,
     });
-    deps.onAccepted();
   }
   return { status: duplicate ? "duplicate" : "accepted", delivery: row };
 }

@@ -61,6 +61,16 @@ describe("authentication", () => {
     expect(listed.body).toMatchObject({ error: { code: "forbidden" } });
   });
 
+  it("trims a token's name as the contract trims: U+FEFF is kept, U+0085 is white space", async () => {
+    const named = await td.api.call<{ name: string }>("POST", "/v1/tokens", {
+      name: "\u0085\u00a0\ufeffbot\ufeff ",
+    });
+    expect(named.status).toBe(201);
+    expect(named.body.name).toBe("\ufeffbot\ufeff");
+    const blank = await td.api.call("POST", "/v1/tokens", { name: "\u0085\u2028" });
+    expect(blank.status).toBe(400);
+  });
+
   it("stops accepting a revoked token", async () => {
     const created = await td.api.call<{ id: string; token: string }>("POST", "/v1/tokens", {
       name: "tmp",

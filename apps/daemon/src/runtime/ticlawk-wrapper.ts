@@ -1,21 +1,20 @@
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 /**
  * Writes `<dataDir>/bin/ticlawk`, the command agents use to talk to people and to each
  * other. The daemon puts `<dataDir>/bin` first on every turn's PATH, so `ticlawk` in an
  * agent's shell is always this one, whatever else the machine has installed.
  *
- * The wrapper runs the CLI of this daemon: from the TypeScript source when the daemon runs
- * from source (with the workspace's source condition), otherwise the built JavaScript. It
- * decides when it runs, not when it is written, so a CLI that appears later is picked up
- * without restarting the daemon. When neither exists it says so, as JSON on stderr (the
- * CLI's own error format), and exits 127.
+ * The CLI belongs to the message service (`TALKIDE_TICLAWK_ENTRY` names its entry point): a
+ * TypeScript source runs with the workspace's source condition, built JavaScript as it is.
+ * The wrapper decides when it runs, not when it is written, so a CLI that appears later is
+ * picked up without restarting the daemon. When neither exists it says so, as JSON on
+ * stderr (the CLI's own error format), and exits 127.
  */
 export async function writeTiclawkWrapper(
   dataDir: string,
-  entries: { readonly source: string; readonly built: string } = TICLAWK_ENTRIES,
+  entries: TiclawkEntries,
 ): Promise<{ binDir: string; path: string }> {
   const binDir = join(dataDir, "bin");
   await mkdir(binDir, { recursive: true });
@@ -27,15 +26,25 @@ export async function writeTiclawkWrapper(
   return { binDir, path };
 }
 
-/** Where the CLI's entry point is, from source and built. */
-export const TICLAWK_ENTRIES = {
-  source: fileURLToPath(new URL("../ticlawk/main.ts", import.meta.url)),
-  built: fileURLToPath(new URL("../ticlawk/main.js", import.meta.url)),
-} as const;
+/** Where the CLI's entry point is, as source and as built JavaScript ("" when there is none). */
+export interface TiclawkEntries {
+  readonly source: string;
+  readonly built: string;
+}
 
-export function ticlawkWrapperScript(
-  entries: { readonly source: string; readonly built: string } = TICLAWK_ENTRIES,
-): string {
+/**
+ * The daemon's default: no CLI (the message service provides it), so the wrapper itself
+ * answers with `ticlawk_unavailable`.
+ */
+export const TICLAWK_ENTRIES: TiclawkEntries = { source: "", built: "" };
+
+/** The entries of a configured entry point (`TALKIDE_TICLAWK_ENTRY`); none without one. */
+export function ticlawkEntries(entry: string | null): TiclawkEntries {
+  if (entry === null) return TICLAWK_ENTRIES;
+  return entry.endsWith(".ts") ? { source: entry, built: "" } : { source: "", built: entry };
+}
+
+function ticlawkWrapperScript(entries: TiclawkEntries): string {
   const node = shellQuote(process.execPath);
   const source = shellQuote(entries.source);
   const built = shellQuote(entries.built);
@@ -43,7 +52,7 @@ export function ticlawkWrapperScript(
     error: {
       code: "ticlawk_unavailable",
       message:
-        "The ticlawk command is not part of this daemon build; no message hub CLI is installed.",
+        "No ticlawk command is configured for this daemon (TALKIDE_TICLAWK_ENTRY names the message service's CLI).",
     },
   });
   return [

@@ -7,7 +7,7 @@ import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv } from "../runtime/agent-env.ts";
 import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
 import { guardAgentWorkspace, hermeticClaudeEnv } from "../runtime/workspace-guard.ts";
@@ -17,7 +17,8 @@ import {
   type LiveSession,
   type SessionScope,
 } from "../sessions/scope.ts";
-import { failDelivery, requeueDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
+import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
+import { materialiseTranscript, readRuntimeTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
 import { finishTurn, interruptTurn, startTurn } from "../store/turns.ts";
@@ -43,6 +44,8 @@ export interface TurnContext {
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly extensions: readonly DaemonExtension[];
   readonly daemonUrl: () => string;
+  /** Puts a running delivery back in line (a new job at the end of its lane); false if it was not running. */
+  readonly requeue: (deliveryId: string) => Promise<boolean>;
 }
 
 /**
@@ -129,6 +132,9 @@ export async function executeDelivery(
       },
       extra,
     });
+    // The database owns the session: whichever daemon ran its last turn, its transcript is
+    // written here before the runtime looks for it.
+    if (resumeId !== null) await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
     const result = await ctx.runtime.runTurn({
       cwd: delivery.workspace_dir,
       wakePrompt: wake.text,
@@ -145,7 +151,7 @@ export async function executeDelivery(
         turnId,
         "the daemon stopped during this turn; the delivery goes back in line",
       );
-      if (await requeueDelivery(ctx.db, delivery.id)) {
+      if (await ctx.requeue(delivery.id)) {
         ctx.events.publish({
           type: "delivery.requeued",
           deliveryId: delivery.id,
@@ -265,6 +271,7 @@ async function recordSuccess(
     sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
     resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,
+    transcript: await readRuntimeTranscript(ctx.claudeConfigDir, result.sessionId),
     agentMeta: {
       claudePath: ctx.runtime.claudePath,
       claudeVersion,

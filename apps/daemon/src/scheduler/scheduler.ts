@@ -1,128 +1,300 @@
 import {
-  claimRunnableDeliveries,
+  LEASE_EXPIRED,
+  WorkQueue,
+  type AbandonedJob,
+  type QueueConnection,
+  type QueuedJob,
+} from "@talkide/work-queue";
+import type { Kysely, Transaction } from "kysely";
+import type { DaemonDb } from "../db/schema.ts";
+import { killOrphanedTurnProcesses } from "../runtime/orphans.ts";
+import {
+  abandonDelivery,
+  claimDelivery,
   failDelivery,
-  type ClaimedDelivery,
+  insertDelivery,
+  requeueDelivery,
+  type NewDelivery,
 } from "../store/deliveries.ts";
 import { executeDelivery, type TurnContext } from "./execute-delivery.ts";
 
+/** What a job carries: the delivery row holds everything else. */
+interface DeliveryJob {
+  readonly deliveryId: string;
+}
+
+/** The work queue of every daemon on one database. */
+const QUEUE_NAME = "daemon-deliveries";
+
+/** A conversation of an agent: one lane, unambiguous whatever the ids contain. */
+export function laneKey(agentId: string, conversationId: string): string {
+  return JSON.stringify([agentId, conversationId]);
+}
+
+/** Rolls an enqueue back while carrying what the caller should answer instead. */
+class NotEnqueued<R> extends Error {
+  readonly value: R;
+  constructor(value: R) {
+    super("not enqueued");
+    this.value = value;
+  }
+}
+
+/** Nothing waits in a daemon's lanes but what was accepted: no limit of its own. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+export interface SchedulerOptions {
+  readonly connection: QueueConnection;
+  readonly concurrency: number;
+  readonly leaseSeconds: number;
+  readonly turnTimeoutMs: number;
+  readonly maxAttempts: number;
+  readonly instanceName: string;
+}
+
 /**
- * Runs deliveries as turns: at most `concurrency` at once overall, one at a time per
- * (agent, conversation), in acceptance order within a conversation.
+ * Runs deliveries as turns on the work queue (`@talkide/work-queue`, pg-boss's
+ * `key_strict_fifo`) that every daemon on the same database shares: a delivery is a job in the
+ * lane of its (agent, conversation), written in the same transaction as the delivery; a lane's
+ * jobs run one at a time in acceptance order, on whichever daemon fetches them; lanes run in
+ * parallel, up to `concurrency` on this daemon.
  *
- * The database decides what may run (`claimRunnableDeliveries` moves rows from accepted to
- * running, and refuses a second running delivery in a conversation); this class only keeps
- * the number of turns in flight under the cap and asks again whenever something changes:
- * a delivery was accepted, a turn ended, or the periodic tick (which also picks up rows
- * another process wrote to a shared server database).
+ * A daemon that dies stops renewing its jobs' leases: some live daemon then fails the job
+ * (`instance_lease_expired` on its turns), kills the dead turn's processes when they are on
+ * its machine, and puts the delivery back in line (or fails it after `maxAttempts` starts).
+ * A starting daemon touches nothing else: live work of other daemons is theirs.
  */
 export class Scheduler {
-  readonly #ctx: TurnContext;
-  readonly #concurrency: number;
-  readonly #running = new Map<string, Promise<void>>();
+  readonly #db: DaemonDb;
+  readonly #queue: WorkQueue<DeliveryJob>;
+  readonly #options: SchedulerOptions;
+  readonly #running = new Set<Promise<void>>();
   readonly #abort = new AbortController();
-  #pumping: Promise<void> | null = null;
-  #wanted = false;
-  #stopped = true;
-  #tick: NodeJS.Timeout | null = null;
+  #ctx: TurnContext | null = null;
+  #stopping: Promise<void> | null = null;
 
-  constructor(
-    ctx: TurnContext,
-    options: { readonly concurrency: number; readonly tickMs?: number },
-  ) {
-    this.#ctx = ctx;
-    this.#concurrency = options.concurrency;
-    this.#tickMs = options.tickMs ?? 2000;
+  private constructor(db: DaemonDb, queue: WorkQueue<DeliveryJob>, options: SchedulerOptions) {
+    this.#db = db;
+    this.#queue = queue;
+    this.#options = options;
   }
 
-  readonly #tickMs: number;
+  /** Opens the queue (installs pg-boss's schema when missing, safe from several daemons). */
+  static async open(db: DaemonDb, options: SchedulerOptions): Promise<Scheduler> {
+    const queue = await WorkQueue.open<DeliveryJob>({
+      connection: options.connection,
+      kysely: db as unknown as Kysely<never>,
+      queue: QUEUE_NAME,
+      leaseSeconds: options.leaseSeconds,
+      maxRunSeconds: Math.ceil(options.turnTimeoutMs / 1000) + 60,
+      concurrency: options.concurrency,
+      instanceName: options.instanceName,
+    });
+    return new Scheduler(db, queue, options);
+  }
 
   get runningCount(): number {
     return this.#running.size;
   }
 
   get concurrency(): number {
-    return this.#concurrency;
-  }
-
-  start(): void {
-    this.#stopped = false;
-    this.#tick = setInterval(() => {
-      this.kick();
-    }, this.#tickMs);
-    this.#tick.unref();
-    this.kick();
-  }
-
-  /** Asks the scheduler to look for runnable deliveries now. Cheap; safe to call often. */
-  kick(): void {
-    if (this.#stopped) return;
-    this.#wanted = true;
-    if (this.#pumping !== null) return;
-    this.#pumping = this.#pump().finally(() => {
-      this.#pumping = null;
-      if (this.#wanted && !this.#stopped) this.kick();
-    });
-  }
-
-  async #pump(): Promise<void> {
-    while (this.#takeWanted()) {
-      while (!this.#stopped && this.#running.size < this.#concurrency) {
-        const free = this.#concurrency - this.#running.size;
-        let claimed: readonly ClaimedDelivery[];
-        try {
-          claimed = await claimRunnableDeliveries(this.#ctx.db, free);
-        } catch (error) {
-          // The database is unavailable; the periodic tick tries again.
-          this.#ctx.logger.error({ err: error }, "could not claim deliveries");
-          return;
-        }
-        for (const delivery of claimed) this.#launch(delivery);
-        // Fewer than asked for: nothing else is runnable until something changes.
-        if (claimed.length < free) break;
-      }
-    }
-  }
-
-  /** Whether someone asked for a look since the last one; resets the request. */
-  #takeWanted(): boolean {
-    const wanted = this.#wanted && !this.#stopped;
-    this.#wanted = false;
-    return wanted;
-  }
-
-  #launch(delivery: ClaimedDelivery): void {
-    const run = executeDelivery(this.#ctx, delivery, this.#abort.signal)
-      .catch(async (error: unknown) => {
-        // A bug or a database failure inside the turn: the delivery must not stay running
-        // forever, and its reason must say what happened.
-        this.#ctx.logger.error(
-          { err: error, deliveryId: delivery.id },
-          "turn crashed inside the daemon",
-        );
-        const message = error instanceof Error ? error.message : String(error);
-        await failDelivery(
-          this.#ctx.db,
-          delivery.id,
-          "internal_error",
-          `The daemon failed running this turn: ${message}`,
-        ).catch(() => undefined);
-      })
-      .finally(() => {
-        this.#running.delete(delivery.id);
-        this.kick();
-      });
-    this.#running.set(delivery.id, run);
+    return this.#options.concurrency;
   }
 
   /**
-   * Stops claiming, aborts the turns in flight (their deliveries go back in line, see
-   * `executeDelivery`) and waits for them to be recorded.
+   * Stores a delivery and its job in one transaction. A repeat of a stored message, or an
+   * unknown agent, enqueues nothing (the transaction rolls back) and answers as `insertDelivery`.
    */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#tick !== null) clearInterval(this.#tick);
-    this.#abort.abort();
-    await this.#pumping;
-    await Promise.allSettled([...this.#running.values()]);
+  async store(input: NewDelivery): Promise<Awaited<ReturnType<typeof insertDelivery>>> {
+    type Stored = Awaited<ReturnType<typeof insertDelivery>>;
+    try {
+      const { result } = await this.#queue.enqueue(
+        laneKey(input.agentId, input.conversationId),
+        NO_LIMIT,
+        async (trx) => {
+          const stored = await insertDelivery(asDaemonDb(trx), input);
+          if ("unknownAgent" in stored || stored.duplicate) throw new NotEnqueued<Stored>(stored);
+          return { data: { deliveryId: stored.delivery.id }, result: stored as Stored };
+        },
+      );
+      return result;
+    } catch (error) {
+      if (error instanceof NotEnqueued) return error.value as Stored;
+      throw error;
+    }
   }
+
+  /** Puts a running delivery back at the end of its lane (a new job); false if it was not running. */
+  async requeue(deliveryId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom("deliveries")
+      .select(["agent_id", "conversation_id"])
+      .where("id", "=", deliveryId)
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    try {
+      await this.#queue.enqueue(
+        laneKey(row.agent_id, row.conversation_id),
+        NO_LIMIT,
+        async (trx) => {
+          if (!(await requeueDelivery(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
+          return { data: { deliveryId }, result: true };
+        },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof NotEnqueued) return false;
+      throw error;
+    }
+  }
+
+  /** Starts fetching jobs. `ctx` runs the turns. */
+  async start(ctx: Omit<TurnContext, "requeue">): Promise<void> {
+    this.#ctx = { ...ctx, requeue: (id) => this.requeue(id) };
+    await this.#queue.work(
+      (job, signal) => this.#run(job, signal),
+      (job) => this.#abandoned(job),
+    );
+  }
+
+  async #run(job: QueuedJob<DeliveryJob>, jobSignal: AbortSignal): Promise<void> {
+    const ctx = this.#ctx;
+    if (ctx === null) return;
+    const run = this.#runDelivery(
+      ctx,
+      job.data.deliveryId,
+      AbortSignal.any([this.#abort.signal, jobSignal]),
+    );
+    this.#running.add(run);
+    try {
+      await run;
+    } finally {
+      this.#running.delete(run);
+    }
+  }
+
+  async #runDelivery(ctx: TurnContext, deliveryId: string, signal: AbortSignal): Promise<void> {
+    const delivery = await claimDelivery(this.#db, deliveryId);
+    // Already finished (a job of a delivery that another path settled): nothing to run.
+    if (delivery === undefined) return;
+    try {
+      await executeDelivery(ctx, delivery, signal);
+    } catch (error) {
+      // A bug or a database failure inside the turn: the delivery must not stay running
+      // forever, and its reason must say what happened. The job still ends normally, so the
+      // conversation's lane goes on.
+      ctx.logger.error({ err: error, deliveryId }, "turn crashed inside the daemon");
+      const message = error instanceof Error ? error.message : String(error);
+      await failDelivery(
+        this.#db,
+        deliveryId,
+        "internal_error",
+        `The daemon failed running this turn: ${message}`,
+      ).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A job whose daemon stopped renewing its lease (or whose handler threw): its turns are
+   * marked, their processes on this machine are killed before the lane goes on, and the
+   * delivery goes back in line or fails. Idempotent: a second call finds nothing running.
+   */
+  async #abandoned(job: AbandonedJob<DeliveryJob>): Promise<void> {
+    const ctx = this.#ctx;
+    const reason = job.reason === "lease_expired" ? LEASE_EXPIRED : "internal_error";
+    const { deliveryId } = job.data;
+    let abandoned: Awaited<ReturnType<typeof abandonDelivery>>;
+    const row = await this.#db
+      .selectFrom("deliveries")
+      .select(["agent_id", "conversation_id"])
+      .where("id", "=", deliveryId)
+      .executeTakeFirst();
+    if (row === undefined) return;
+    try {
+      // The retry's job is written with the state change, while the abandoned job still holds
+      // the lane: it cannot start before this returns and the processes are gone.
+      const { result } = await this.#queue.enqueue(
+        laneKey(row.agent_id, row.conversation_id),
+        NO_LIMIT,
+        async (trx) => {
+          const outcome = await abandonDelivery(
+            asDaemonDb(trx),
+            deliveryId,
+            reason,
+            this.#options.maxAttempts,
+          );
+          if (outcome === undefined) {
+            // Not running: finished already, or its handler failed before claiming it. A
+            // delivery still waiting must keep a job, or it would never run.
+            const waiting = await asDaemonDb(trx)
+              .selectFrom("deliveries")
+              .select("id")
+              .where("id", "=", deliveryId)
+              .where("state", "=", "accepted")
+              .executeTakeFirst();
+            if (waiting === undefined) throw new NotEnqueued(undefined);
+            return { data: { deliveryId }, result: undefined };
+          }
+          if (outcome.outcome === "failed") throw new NotEnqueued(outcome);
+          return { data: { deliveryId }, result: outcome };
+        },
+      );
+      abandoned = result;
+    } catch (error) {
+      if (!(error instanceof NotEnqueued)) throw error;
+      abandoned = error.value as typeof abandoned;
+      // Out of attempts: the failure is written without a job.
+      if (abandoned?.outcome === "failed") {
+        abandoned = await abandonDelivery(this.#db, deliveryId, reason, this.#options.maxAttempts);
+      }
+    }
+    if (abandoned === undefined) return;
+    const orphans = await killOrphanedTurnProcesses(abandoned.turnIds);
+    ctx?.logger.warn(
+      {
+        deliveryId,
+        agentId: abandoned.agentId,
+        reason,
+        interruptedTurns: abandoned.turnIds.length,
+        killedProcesses: orphans.killed.length,
+        outcome: abandoned.outcome,
+        attempts: abandoned.attempts,
+      },
+      "recovered a delivery whose daemon stopped renewing its lease",
+    );
+    if (abandoned.outcome === "requeued") {
+      ctx?.events.publish({
+        type: "delivery.requeued",
+        deliveryId,
+        agentId: abandoned.agentId,
+        attempts: abandoned.attempts,
+      });
+    } else {
+      ctx?.events.publish({
+        type: "delivery.failed",
+        deliveryId,
+        agentId: abandoned.agentId,
+        reason: "interrupted",
+      });
+    }
+  }
+
+  /**
+   * Stops fetching, aborts the turns in flight (their deliveries go back in line, see
+   * `executeDelivery`), waits for them to be recorded, and leaves waiting jobs to the other
+   * daemons (or the next start).
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#abort.abort();
+      await Promise.allSettled([...this.#running]);
+      await this.#queue.close();
+    })();
+    return this.#stopping;
+  }
+}
+
+/** Kysely's transaction of the queue, typed as the daemon's tables (it is the same database). */
+function asDaemonDb(trx: Transaction<never>): DaemonDb {
+  return trx as unknown as DaemonDb;
 }

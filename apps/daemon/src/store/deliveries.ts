@@ -67,57 +67,32 @@ export type ClaimedDelivery = DeliveryRow & {
 };
 
 /**
- * Claims up to `max` runnable deliveries: the oldest waiting delivery of each conversation
- * that has nothing running (and so at most one per conversation), oldest first. Fewer than
- * `max` means nothing else is runnable now.
+ * Claims one delivery for its turn (accepted → running, one more attempt), with its agent's
+ * binding and its conversation's live session. Undefined when it is no longer waiting (run
+ * or failed already). The work queue runs one job per conversation at a time; the partial
+ * unique index on running deliveries stays as the database's own guard.
  */
-export async function claimRunnableDeliveries(
+export async function claimDelivery(
   db: DaemonDb,
-  max: number,
-): Promise<readonly ClaimedDelivery[]> {
-  try {
-    // The rows are picked once, in their own materialized step, and only then updated. An
-    // `update … where id in (select … limit n for update skip locked)` lets PostgreSQL run
-    // the limited subquery again while it updates, which can claim more than `max` rows and
-    // break the concurrency cap (seen on a real server, never on single-connection PGlite).
-    const result = await sql<ClaimedDelivery>`
-      with picked as materialized (
-        select d.id from deliveries d
-         where d.state = 'accepted'
-           and not exists (
-             select 1 from deliveries r
-              where r.agent_id = d.agent_id and r.conversation_id = d.conversation_id
-                and r.state = 'running')
-           and not exists (
-             select 1 from deliveries e
-              where e.agent_id = d.agent_id and e.conversation_id = d.conversation_id
-                and e.state = 'accepted' and e.seq < d.seq)
-         order by d.seq
-         limit ${max}
-         for update skip locked),
-      claimed as (
-      update deliveries
-         set state = 'running', attempts = attempts + 1, started_at = now()
-       where id in (select id from picked)
-         and state = 'accepted'
-      returning *)
-      select claimed.*, agents.workspace_dir, agents.runtime,
-             s.id as live_session_id, s.runtime_session_id as live_runtime_session_id,
-             s.resume_at_message_id as live_resume_at_message_id,
-             s.standing_prompt_version as live_standing_prompt_version,
-             s.cumulative_cost_usd as live_cumulative_cost_usd
-        from claimed
-        join agents on agents.id = claimed.agent_id
-        left join sessions s
-          on s.agent_id = claimed.agent_id and s.conversation_id = claimed.conversation_id
-         and s.invalidated_at is null`.execute(db);
-    return [...result.rows].sort((a, b) => a.seq - b.seq);
-  } catch (error) {
-    // Another daemon on the same server database claimed in the same session first: the
-    // partial unique index said no. Nothing changed; the caller simply tries again later.
-    if (isUniqueViolation(error)) return [];
-    throw error;
-  }
+  id: string,
+): Promise<ClaimedDelivery | undefined> {
+  const result = await sql<ClaimedDelivery>`
+    with claimed as (
+    update deliveries
+       set state = 'running', attempts = attempts + 1, started_at = now()
+     where id = ${id} and state = 'accepted'
+    returning *)
+    select claimed.*, agents.workspace_dir, agents.runtime,
+           s.id as live_session_id, s.runtime_session_id as live_runtime_session_id,
+           s.resume_at_message_id as live_resume_at_message_id,
+           s.standing_prompt_version as live_standing_prompt_version,
+           s.cumulative_cost_usd as live_cumulative_cost_usd
+      from claimed
+      join agents on agents.id = claimed.agent_id
+      left join sessions s
+        on s.agent_id = claimed.agent_id and s.conversation_id = claimed.conversation_id
+       and s.invalidated_at is null`.execute(db);
+  return result.rows[0];
 }
 
 export async function failDelivery(
@@ -151,63 +126,71 @@ export async function requeueDelivery(db: DaemonDb, id: string): Promise<boolean
   return r.numUpdatedRows > 0n;
 }
 
-export interface RecoveryReport {
-  /** Turns that were running when the daemon stopped; their processes may still be alive. */
-  readonly interruptedTurnIds: readonly string[];
-  readonly requeued: readonly {
-    readonly id: string;
-    readonly agent_id: string;
-    readonly attempts: number;
-  }[];
-  readonly failed: readonly {
-    readonly id: string;
-    readonly agent_id: string;
-    readonly attempts: number;
-  }[];
+export interface AbandonedDelivery {
+  /** The turns that were running; their processes may still be alive on some machine. */
+  readonly turnIds: readonly string[];
+  /** `requeued`: back in line for another attempt; `failed`: out of attempts. */
+  readonly outcome: "requeued" | "failed";
+  readonly agentId: string;
+  readonly attempts: number;
 }
 
 /**
- * After a crash or kill: deliveries left running go back in line, unless they have already
- * been started `maxAttempts` times, in which case they fail with the reason `interrupted`
- * (a delivery that keeps killing the daemon must not keep killing it). Turns left running
- * are marked interrupted.
+ * A running delivery whose daemon stopped renewing its lease (killed, crashed, cut off): its
+ * running turns become `interrupted` with `reason`, and the delivery goes back in line, unless
+ * it has been started `maxAttempts` times, when it fails with `interrupted` (a delivery that
+ * keeps killing daemons must not keep killing them). Undefined when the delivery was not
+ * running (another daemon handled it first): nothing changes.
  */
-export async function recoverInterrupted(
+export async function abandonDelivery(
   db: DaemonDb,
+  id: string,
+  reason: string,
   maxAttempts: number,
-): Promise<RecoveryReport> {
-  return db.transaction().execute(async (trx) => {
-    const turns = await trx
-      .updateTable("turns")
-      .set({
-        state: "interrupted",
-        finished_at: new Date(),
-        failure_reason: "daemon_stopped",
-        failure_message: "the daemon stopped while this turn was running",
-      })
-      .where("state", "=", "running")
-      .returning("id")
-      .execute();
-    const failed = await trx
-      .updateTable("deliveries")
-      .set({
-        state: "failed",
-        finished_at: new Date(),
-        failure_reason: "interrupted",
-        failure_message: `the daemon stopped during each of ${maxAttempts} attempts; not retried again`,
-      })
-      .where("state", "=", "running")
-      .where("attempts", ">=", maxAttempts)
-      .returning(["id", "agent_id", "attempts"])
-      .execute();
-    const requeued = await trx
-      .updateTable("deliveries")
-      .set({ state: "accepted", started_at: null })
-      .where("state", "=", "running")
-      .returning(["id", "agent_id", "attempts"])
-      .execute();
-    return { interruptedTurnIds: turns.map((t) => t.id), requeued, failed };
-  });
+): Promise<AbandonedDelivery | undefined> {
+  const turns = await db
+    .updateTable("turns")
+    .set({
+      state: "interrupted",
+      finished_at: new Date(),
+      failure_reason: reason,
+      failure_message: "the daemon running this turn stopped renewing its lease",
+    })
+    .where("delivery_id", "=", id)
+    .where("state", "=", "running")
+    .returning("id")
+    .execute();
+  const failed = await db
+    .updateTable("deliveries")
+    .set({
+      state: "failed",
+      finished_at: new Date(),
+      failure_reason: "interrupted",
+      failure_message: `the daemon stopped during each of ${maxAttempts} attempts; not retried again`,
+    })
+    .where("id", "=", id)
+    .where("state", "=", "running")
+    .where("attempts", ">=", maxAttempts)
+    .returning(["agent_id", "attempts"])
+    .executeTakeFirst();
+  const requeued =
+    failed === undefined
+      ? await db
+          .updateTable("deliveries")
+          .set({ state: "accepted", started_at: null })
+          .where("id", "=", id)
+          .where("state", "=", "running")
+          .returning(["agent_id", "attempts"])
+          .executeTakeFirst()
+      : undefined;
+  const row = failed ?? requeued;
+  if (row === undefined) return undefined;
+  return {
+    turnIds: turns.map((t) => t.id),
+    outcome: failed === undefined ? "requeued" : "failed",
+    agentId: row.agent_id,
+    attempts: row.attempts,
+  };
 }
 
 export interface DeliveryFilter {
@@ -251,10 +234,6 @@ export async function countDeliveriesByState(db: DaemonDb): Promise<Record<Deliv
   };
   for (const row of rows) counts[row.state] = row.n;
   return counts;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return hasCode(error, "23505");
 }
 
 /** A PostgreSQL error with this SQLSTATE (node-postgres and PGlite both expose `code`). */

@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
+import type { RuntimeTranscript } from "../sessions/transcripts.ts";
 
 /**
  * Records a successful turn in one statement: the turn completed with its events and cost,
- * its session advanced to the runtime session it ran in, its delivery completed, and the
+ * its session advanced to the runtime session it ran in (with the runtime's transcript), its delivery completed, and the
  * agent's runtime facts updated. One statement is one atomic step (no delivery completed
  * without its turn) and one round trip, which is most of the daemon's per-turn cost.
  */
@@ -23,6 +24,8 @@ export async function recordTurnSuccess(
     readonly resumeAtMessageId: string | null;
     readonly events: readonly unknown[];
     readonly agentMeta: AgentRuntimeMeta;
+    /** The runtime's transcript after this turn, stored for whichever daemon resumes next. */
+    readonly transcript: RuntimeTranscript | null;
   },
 ): Promise<void> {
   await sql`
@@ -43,6 +46,15 @@ export async function recordTurnSuccess(
              turn_count = turn_count + 1, updated_at = now()
        where id = ${input.sessionId}
       returning id),
+    stored_transcript as (
+      insert into session_transcripts (session_id, runtime_session_id, project_dir, content, turn_id)
+      select ${input.sessionId}::uuid, ${input.runtimeSessionId}, ${input.transcript?.projectDir ?? null}::text,
+             ${input.transcript?.content ?? null}::text, ${input.turnId}::uuid
+       where ${input.transcript?.content ?? null}::text is not null
+      on conflict (session_id) do update
+         set runtime_session_id = excluded.runtime_session_id, project_dir = excluded.project_dir,
+             content = excluded.content, turn_id = excluded.turn_id, updated_at = now()
+      returning session_id),
     completed_delivery as (
       update deliveries
          set state = 'completed', finished_at = now(), failure_reason = null, failure_message = null

@@ -1,30 +1,23 @@
-import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "./backends.ts";
 import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
-import { makeDelivery, makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "./harness.ts";
-
-/** A process that exists and is not a zombie (killed, waiting for its new parent to reap it). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function readLines(file: string): Promise<string[]> {
-  return (await readFile(file, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
-}
+import {
+  alive,
+  makeDelivery,
+  makeTempDir,
+  readLines,
+  removeDir,
+  seedPgliteDataDir,
+  waitFor,
+} from "./harness.ts";
 
 /**
  * The daemon as its own process, killed with SIGKILL in the middle of turns and started
- * again on the same data: every accepted delivery ends completed or failed with a reason,
- * and a delivery never runs twice at the same time (the killed run's processes are gone
- * before it runs again).
+ * again on the same data: once the killed run's leases expire, every accepted delivery ends
+ * completed or failed with a reason, and a delivery never runs twice at the same time (the
+ * killed run's processes are gone before it runs again).
  */
 export function defineCrashSuite(backend: Backend): void {
   if (process.platform !== "linux") {
@@ -51,6 +44,8 @@ export function defineCrashSuite(backend: Backend): void {
         const pids = join(dir, "pids");
         const base = {
           ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
+          // The shortest lease: a killed daemon's turns are taken back after it expires.
+          TALKIDE_DAEMON_LEASE_SECONDS: "10",
           FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
         };
         // The first run's turns hang in their work (a shell that sleeps) until killed.
@@ -116,17 +111,24 @@ export function defineCrashSuite(backend: Backend): void {
         expect(byMessage(a["id"])).toMatchObject({ state: "completed", attempts: 2 });
         expect(byMessage(b["id"])).toMatchObject({ state: "completed", attempts: 1 });
         expect(byMessage(c["id"])).toMatchObject({ state: "completed", attempts: 2 });
-        // The previous run's processes were killed before the deliveries ran again.
+        // The previous run's processes were killed before the deliveries ran again, by the
+        // daemon that found their leases expired.
         expect(orphanPids.some(alive)).toBe(false);
-        const recovered = second.logs.find(
-          (l) => l["msg"] === "recovered deliveries left running by the previous run",
+        const recovered = second.logs.filter(
+          (l) => l["msg"] === "recovered a delivery whose daemon stopped renewing its lease",
         );
-        expect(recovered).toMatchObject({ interruptedTurns: 2 });
-        expect(Number(recovered?.["killedProcesses"])).toBeGreaterThanOrEqual(2);
+        expect(recovered.map((l) => l["reason"])).toEqual([
+          "instance_lease_expired",
+          "instance_lease_expired",
+        ]);
+        for (const line of recovered) {
+          expect(line).toMatchObject({ interruptedTurns: 1, outcome: "requeued" });
+          expect(Number(line["killedProcesses"])).toBeGreaterThanOrEqual(1);
+        }
 
         const turnsOfA = (await second.api.delivery(byMessage(a["id"])?.id ?? "")).turns.reverse();
         expect(turnsOfA.map((t) => [t.attempt, t.state, t.failureReason])).toEqual([
-          [1, "interrupted", "daemon_stopped"],
+          [1, "interrupted", "instance_lease_expired"],
           [2, "completed", null],
         ]);
         // No killed turn ever finished its work; each delivery's work ended exactly once.
@@ -144,7 +146,7 @@ export function defineCrashSuite(backend: Backend): void {
         }
         second.process.kill("SIGTERM");
         expect(await second.exited).toEqual({ code: 0, signal: null });
-      });
+      }, 300_000);
 
       it("fails a delivery with reason interrupted once it was interrupted the allowed number of times", async () => {
         const { dir, log, hangingRun, quickRun, start } = await setup();
@@ -166,7 +168,7 @@ export function defineCrashSuite(backend: Backend): void {
           attempts: 1,
         });
         expect(failed?.failureMessage).toMatch(/stopped during each of 1 attempts/);
-      });
+      }, 300_000);
 
       it("on SIGTERM stops its turns and puts their deliveries back in line for the next start", async () => {
         const { dir, log, hangingRun, quickRun, start } = await setup();
@@ -185,7 +187,7 @@ export function defineCrashSuite(backend: Backend): void {
         expect(done).toMatchObject({ state: "completed", attempts: 2 });
         const turns = (await second.api.delivery(ack.body.delivery.id)).turns.reverse();
         expect(turns.map((t) => t.state)).toEqual(["interrupted", "completed"]);
-      });
+      }, 300_000);
     },
   );
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -7,7 +8,7 @@ import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon, type StartDaemonOptions } from "../daemon.ts";
 import type { DeliveryView, SessionView, TurnView } from "../http/views.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "@talkide/service-kit";
 import type { DaemonExtension } from "../extension.ts";
 
 /** A temporary directory, removed by the returned cleanup. */
@@ -67,10 +68,13 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     concurrency: 4,
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
+    leaseSeconds: 10,
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
     hostId: "test-host",
+    upstreamUrl: null,
+    ticlawkEntry: null,
     logLevel: "silent",
     ...overrides,
   };
@@ -99,7 +103,7 @@ export async function startTestDaemon(options: {
   if (config.databaseUrl === null) await seedPgliteDataDir(options.dataDir);
   const daemon = await startDaemon({
     config,
-    logger: options.logger ?? createLogger("silent"),
+    logger: options.logger ?? createLogger("talkide-daemon", "silent"),
     childBaseEnv: { ...(options.childBaseEnv ?? process.env), ...options.childEnv },
     ...(options.standingPrompt === undefined ? {} : { standingPrompt: options.standingPrompt }),
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
@@ -201,6 +205,8 @@ export class ApiClient {
           : null;
       },
       `deliveries ${ids.join(", ")} to settle`,
+      // A bound, not a timing assertion: a loaded machine, or a lease to expire after a kill.
+      240_000,
     );
   }
 }
@@ -253,4 +259,19 @@ export function perMessageEnv(env: Map<string, Readonly<Record<string, string>>>
     name: "test-per-message-env",
     childEnv: (turn) => env.get(turn.messageId) ?? {},
   };
+}
+
+/** A process that exists and is not a zombie (killed, waiting for its new parent to reap it). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The non-empty lines of a log file; none while it does not exist. */
+export async function readLines(file: string): Promise<string[]> {
+  return (await readFile(file, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
 }

@@ -100,7 +100,7 @@ export function defineSchedulingSuite(backend: Backend): void {
         false,
         ...Array<boolean>(49).fill(true),
       ]);
-    });
+    }, 300_000);
 
     it("runs different agents in parallel, never more than the cap at once", async () => {
       const { td, dir, log } = await daemon(

@@ -151,7 +151,7 @@ describe.skipIf(!canRun)("the daemon with the real claude CLI, at the wire", () 
       expect(done?.state, JSON.stringify(done)).toBe("completed");
       requestsOf.set(String(delivery["id"]), api.messageRequests().slice(before));
     }
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await td.stop();
@@ -247,5 +247,5 @@ describe.skipIf(!canRun)("the daemon with the real claude CLI, at the wire", () 
     for (const trace of [POISON, String(m5["id"]), "refused by gateway", "API Error"]) {
       expect(request.rawBody).not.toContain(trace);
     }
-  }, 240_000);
+  });
 });

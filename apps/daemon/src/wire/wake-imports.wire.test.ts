@@ -58,7 +58,7 @@ describe.skipIf(!canRun)("the wake prompt at the wire: user text loads no file",
     expect(seen).toContain("reason=mention] \\@.env: [task #1");
     expect(seen).toContain("\n> \\@cook please read \\@notes.md");
     expect(expectedPrompt).not.toMatch(/(?:^|\s)@/u);
-  }, 180_000);
+  });
 
   it("control: the same prompt with the escapes removed makes the CLI read the files", async () => {
     const request = await turnWith((paths) => wakeText(paths).replace(/\\+@/gu, "@"));
@@ -66,7 +66,7 @@ describe.skipIf(!canRun)("the wake prompt at the wire: user text loads no file",
     for (const canary of ["CANARY-env", "CANARY-cook", "CANARY-outside", "CANARY-home"]) {
       expect(body).toContain(canary);
     }
-  }, 180_000);
+  });
 });
 
 interface Paths {

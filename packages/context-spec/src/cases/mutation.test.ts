@@ -174,7 +174,7 @@ describe("re-blessing on a copy", () => {
     expect(readFileSync(`${expected}.new`, "utf8")).toBe("# Aktuálně píše\nAnna\n");
     blessCase(copy, "claude-md-split/worked-example");
     expect(findings()).toEqual([]);
-  }, 60_000);
+  });
 
   it("reports orphaned files and refuses to bless a case with nothing pending", () => {
     const orphan = path.join(caseDir(), "notes.txt");

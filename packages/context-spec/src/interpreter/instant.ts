@@ -1,5 +1,10 @@
 // RFC 3339 timestamps as spec/claude-md.md restricts them, turned into exact instants so
 // that "+02:00" and "Z" and any number of fractional digits compare correctly.
+// This is the reference interpreter's own copy of these rules, kept apart ON PURPOSE: the
+// implementations (renderer, prompts, the services) take them from `@talkide/text`, and the
+// interpreter is the independent oracle the cases are checked against, written from the spec
+// text alone. Sharing the code would let one bug pass as agreement. Do not import
+// `@talkide/text` here.
 
 export interface Instant {
   readonly kind: "instant";

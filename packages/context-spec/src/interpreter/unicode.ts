@@ -1,5 +1,10 @@
 // Character classes and comparisons exactly as spec/claude-md.md defines them. Every rule
 // here counts and compares Unicode code points, never UTF-16 code units.
+// This is the reference interpreter's own copy of these rules, kept apart ON PURPOSE: the
+// implementations (renderer, prompts, the services) take them from `@talkide/text`, and the
+// interpreter is the independent oracle the cases are checked against, written from the spec
+// text alone. Sharing the code would let one bug pass as agreement. Do not import
+// `@talkide/text` here.
 
 const WHITE_SPACE_AT_ENDS = /^\p{White_Space}+|\p{White_Space}+$/gu;
 const WHITE_SPACE_RUN = /\p{White_Space}+/gu;

@@ -5,7 +5,7 @@
  * the agent name from the agent file's front matter.
  */
 import { createHash } from "node:crypto";
-import { MARA_AGENT_FILE_TEXT } from "./agent-file-text.ts";
+import { MARA_AGENT_FILE_TEXT } from "./agent-file-text.generated.ts";
 import { renderTeamAgentFile, TEAM_AGENTS } from "./team-agents.ts";
 
 /** `name` in the plugin manifest: the namespace of the plugin's agents. */

@@ -175,8 +175,8 @@ describe("identity-free and byte-stable", () => {
   });
 
   test("its sources never touch a clock, randomness, the environment or the process", () => {
-    const sources = ["standing-prompt.ts", "standing-prompt-base.ts", "goal-task-protocol.ts"].map(
-      (file) => readFileSync(new URL(file, import.meta.url), "utf8"),
+    const sources = ["standing-prompt.ts", "standing-prompt-template.generated.ts"].map((file) =>
+      readFileSync(new URL(file, import.meta.url), "utf8"),
     );
     const forbidden =
       /\b(Date|performance|process|Math\.random|randomUUID|randomBytes|getRandomValues|Intl|toLocale\w*|hrtime|setTimeout|setInterval)\b/;

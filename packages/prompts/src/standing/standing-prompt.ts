@@ -13,8 +13,7 @@ import {
   PromptParameterError,
 } from "../text/parameters.ts";
 import { checkCapabilities, type StandingCapability } from "./capabilities.ts";
-import { goalTaskProtocol } from "./goal-task-protocol.ts";
-import { standingPromptBase } from "./standing-prompt-base.ts";
+import { STANDING_PROMPT_TEMPLATE } from "./standing-prompt-template.generated.ts";
 
 export interface StandingPromptParameters {
   /** The platform's name as the agent reads it, e.g. `Ticlawk`. */
@@ -41,7 +40,31 @@ export function buildStandingPrompt(parameters: StandingPromptParameters): strin
   const brand = checkBrand(parameters.brand);
   const cli = checkCli(parameters.cli);
   const capabilities = checkCapabilities(parameters.capabilities);
-  return `${standingPromptBase(brand, cli, capabilities)}\n${goalTaskProtocol(cli)}`;
+  return fillTemplate(brand, cli, capabilities);
+}
+
+/** A capability's part of the template: its block lines produce no output. */
+const CAPABILITY_PART = /\{\{#each ([a-z]+)-capability\}\}\n([\s\S]*?)\{\{\/each\}\}\n/g;
+const PLACEHOLDER = /\{\{(brand|cli)\}\}/g;
+
+/**
+ * The spec's template with a capability's part kept exactly when the hub serves it, then every
+ * placeholder replaced in one pass (so a value is never read as template text). The names'
+ * charsets keep `{{` out of them anyway.
+ */
+function fillTemplate(
+  brand: string,
+  cli: string,
+  capabilities: ReadonlySet<StandingCapability>,
+): string {
+  const withParts = STANDING_PROMPT_TEMPLATE.replace(
+    CAPABILITY_PART,
+    (_part, name: string, text: string) =>
+      capabilities.has(name as StandingCapability) ? text : "",
+  );
+  return withParts.replace(PLACEHOLDER, (_placeholder, key: string) =>
+    key === "brand" ? brand : cli,
+  );
 }
 
 /** The version of a standing prompt: the SHA-256 of its UTF-8 bytes, as lower-case hex. */

@@ -3,7 +3,7 @@ import { describe, expect } from "vitest";
 import { hostileText } from "../test-support/arbitraries.ts";
 import { fold } from "../test-support/fold.ts";
 import { neutralizeInline, neutralizeMultiLine } from "./neutralize.ts";
-import { toMultiLineText, toSingleLineText } from "./unicode.ts";
+import { toMultiLineText, toSingleLineText } from "@talkide/text";
 
 describe("block closers", () => {
   test.each([
@@ -98,16 +98,4 @@ describe("properties", () => {
       expect(neutralizeInline(line).replaceAll("\\", "")).toBe(line.replaceAll("\\", ""));
     },
   );
-});
-
-describe("normalization", () => {
-  test("multi-line: line breaks unified, controls replaced, trimmed", () => {
-    expect(toMultiLineText(" \r\na\r\nb\rc\u2028d\u0085e\u000bf\u000cg\u001b\u0000\t \n")).toBe(
-      "a\nb\nc\nd\ne\nf\ng\uFFFD\uFFFD",
-    );
-  });
-
-  test("single-line: white space runs collapsed, controls replaced, trimmed", () => {
-    expect(toSingleLineText("\u3000 a \n\t b\u2029c\u001b ")).toBe("a b c\uFFFD");
-  });
 });

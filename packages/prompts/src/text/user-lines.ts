@@ -9,6 +9,8 @@
 
 /** What every line of user text starts with; an empty line gets it without the space. */
 export const USER_LINE_PREFIX = "> ";
+/** An empty line of user text: the prefix without its space. */
+const EMPTY_USER_LINE = ">";
 
 /**
  * The lines of user text (already normalized, `\n` between lines), each behind the prefix,
@@ -17,6 +19,6 @@ export const USER_LINE_PREFIX = "> ";
 export function asUserLines(text: string): string {
   return text
     .split("\n")
-    .map((line) => (line === "" ? USER_LINE_PREFIX.trimEnd() : `${USER_LINE_PREFIX}${line}`))
+    .map((line) => (line === "" ? EMPTY_USER_LINE : `${USER_LINE_PREFIX}${line}`))
     .join("\n");
 }

@@ -8,7 +8,7 @@
 import { importSafe } from "../text/import-safe.ts";
 import { checkCli, DEFAULT_CLI } from "../text/parameters.ts";
 import { isSafeArgument, isSafeToken } from "../text/safe-token.ts";
-import { toMultiLineText, toSingleLineText } from "../text/unicode.ts";
+import { toMultiLineText, toSingleLineText } from "@talkide/text";
 import { asUserLines } from "../text/user-lines.ts";
 import { ensureDelivery, QUOTE_KINDS, type Delivery, type Quote } from "./delivery.ts";
 import { buildEnvelopeTarget, quoteSingleLine } from "./envelope.ts";

@@ -7,10 +7,14 @@
  * reaches the agent. Unknown upstream fields are dropped here, so they can never be copied
  * into a prompt.
  */
+import {
+  isRfc3339Timestamp,
+  toSingleLineText,
+  toWellFormedNfc,
+  trimWhiteSpace,
+} from "@talkide/text";
 import { z } from "zod";
 import { isSafeArgument, isSafeToken, SAFE_TOKEN_DESCRIPTION } from "../text/safe-token.ts";
-import { isRfc3339Timestamp } from "../text/timestamp.ts";
-import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
 import { formatPath, isAbsentAt, type PathSegment } from "./path.ts";
 
 export const CONVERSATION_TYPES = ["dm", "group", "thread"] as const;
@@ -128,7 +132,7 @@ function fault(
 }
 
 /** Any string, made well-formed (an unpaired surrogate becomes U+FFFD) and converted to NFC. */
-const text = z.string().transform((value) => value.toWellFormed().normalize("NFC"));
+const text = z.string().transform((value) => toWellFormedNfc(value));
 
 /** An id the delivery cannot do without: a safe token, or the delivery is refused. */
 const requiredToken = text.transform((value, context) => {
@@ -140,7 +144,8 @@ const requiredToken = text.transform((value, context) => {
 });
 
 const timestamp = text.transform((value, context) => {
-  if (!isRfc3339Timestamp(value)) {
+  // Upper-case `T` and `Z` only here, unlike CLAUDE.md's createdAt (spec/wake-prompt.md).
+  if (!isRfc3339Timestamp(value, { letters: "upper-case" })) {
     fault(context, "invalid_field", "must be an RFC 3339 timestamp such as 2026-05-02T14:32:11Z");
     return z.NEVER;
   }
@@ -188,7 +193,7 @@ const FORBIDDEN_IN_REACTION = /[[\];]/;
 const reactions = lenient(z.array(z.unknown())).transform((entries) =>
   (entries ?? []).flatMap((entry) => {
     if (typeof entry !== "string") return [];
-    const line = toSingleLineText(entry.toWellFormed().normalize("NFC"));
+    const line = toSingleLineText(toWellFormedNfc(entry));
     return line === "" || FORBIDDEN_IN_REACTION.test(line.normalize("NFKC")) ? [] : [line];
   }),
 );

@@ -5,7 +5,7 @@
  */
 import { isSafeToken } from "../text/safe-token.ts";
 import { importSafe } from "../text/import-safe.ts";
-import { toSingleLineText, trimWhiteSpace } from "../text/unicode.ts";
+import { toSingleLineText, trimWhiteSpace } from "@talkide/text";
 import { ensureDelivery, type Delivery, type DeliveryReason } from "./delivery.ts";
 
 /** What the header shows when a delivery names no usable sender (the seed's fallback). */

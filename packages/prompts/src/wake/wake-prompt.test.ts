@@ -5,7 +5,7 @@ import { forgedBody, hostileDelivery } from "../test-support/arbitraries.ts";
 import { caseFile } from "../test-support/paths.ts";
 import { parseWakePrompt } from "../test-support/wake-parser.ts";
 import { importSafe } from "../text/import-safe.ts";
-import { toMultiLineText, toSingleLineText } from "../text/unicode.ts";
+import { toMultiLineText, toSingleLineText } from "@talkide/text";
 import {
   buildAttachmentLines,
   buildCharterBlock,

@@ -17,7 +17,7 @@
  */
 import { importSafe } from "../text/import-safe.ts";
 import { isSafeToken } from "../text/safe-token.ts";
-import { toMultiLineText } from "../text/unicode.ts";
+import { toMultiLineText } from "@talkide/text";
 import { asUserLines } from "../text/user-lines.ts";
 import {
   buildAttachmentLines,

@@ -14,9 +14,8 @@ import {
   resetAgent,
 } from "../../store/agents.ts";
 import { listSessions } from "../../store/sessions.ts";
-import { ApiError } from "../api-error.ts";
+import { ApiError, parseInput } from "@talkide/service-kit";
 import { requireScope } from "../auth.ts";
-import { parseInput } from "../validation.ts";
 import { agentView, sessionView } from "../views.ts";
 
 const agentParams = z.object({
@@ -33,7 +32,9 @@ export function registerAgentRoutes(
 
   app.get("/v1/agents", admin, async () => ({ agents: (await listAgents(db)).map(agentView) }));
 
-  app.get("/v1/agents/:agentId", admin, async (request) => {
+  // The message service may ask whether an agent it is about to route to exists here.
+  const adminOrIntake = { preHandler: requireScope(db, ["intake"]) };
+  app.get("/v1/agents/:agentId", adminOrIntake, async (request) => {
     const { agentId } = parseInput(agentParams, request.params, "invalid_params");
     const agent = await getAgent(db, agentId);
     if (agent === undefined)

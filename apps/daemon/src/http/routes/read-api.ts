@@ -4,9 +4,8 @@ import type { DaemonDb } from "../../db/schema.ts";
 import { getDelivery, listDeliveries } from "../../store/deliveries.ts";
 import { listSessions } from "../../store/sessions.ts";
 import { listTurns } from "../../store/turns.ts";
-import { ApiError } from "../api-error.ts";
+import { ApiError, parseInput } from "@talkide/service-kit";
 import { requireScope } from "../auth.ts";
-import { parseInput } from "../validation.ts";
 import { deliveryView, sessionView, turnView } from "../views.ts";
 
 const limit = z.coerce.number().int().min(1).max(1000).default(100);

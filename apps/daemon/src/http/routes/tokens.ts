@@ -1,10 +1,10 @@
+import { trimWhiteSpace } from "@talkide/text";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { DaemonDb } from "../../db/schema.ts";
 import { createToken, listTokens, revokeToken } from "../../store/tokens.ts";
-import { ApiError } from "../api-error.ts";
+import { ApiError, parseInput } from "@talkide/service-kit";
 import { requireScope } from "../auth.ts";
-import { parseInput } from "../validation.ts";
 
 export function registerTokenRoutes(app: FastifyInstance, db: DaemonDb): void {
   const admin = { preHandler: requireScope(db, []) };
@@ -13,7 +13,7 @@ export function registerTokenRoutes(app: FastifyInstance, db: DaemonDb): void {
   app.post("/v1/tokens", admin, async (request, reply) => {
     const body = parseInput(
       z.strictObject({
-        name: z.string().trim().min(1).max(100),
+        name: z.string().overwrite(trimWhiteSpace).min(1).max(100),
         scope: z.enum(["intake", "admin"]).default("intake"),
       }),
       request.body,

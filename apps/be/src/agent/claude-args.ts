@@ -1,0 +1,62 @@
+import type { MaraPluginDigest } from "@talkide/prompts";
+
+export interface ClaudeSettings {
+  readonly claudePath: string;
+  /** Called before every spawn: the complete environment of the child. */
+  readonly env: () => Record<string, string>;
+  readonly pluginDir: string;
+  readonly agentName: string;
+  /** What the plugin directory holds: a session started with other bytes is not resumed. */
+  readonly pinned: MaraPluginDigest;
+  /** The CLI's `CLAUDE_CONFIG_DIR`: checked before every spawn, with the workspace's ancestors. */
+  readonly claudeConfigDir: string;
+  readonly permissionMode: "default" | "acceptEdits" | "plan";
+  readonly allowedTools: readonly string[];
+  readonly timeoutMs: number;
+  readonly killGraceMs?: number;
+}
+
+/**
+ * Claude Code's own agents (as listed by the pinned CLI's init event). Mara delegates only to
+ * the team agents of her plugin, which are started without CLAUDE.md; measured at the wire,
+ * `general-purpose`, `claude` and `statusline-setup` receive the whole CLAUDE.md (roster and
+ * briefings) when called, and `Explore` and `Plan` are not in her delegation table. A
+ * permission rule denies them all, so a delegation to one fails as a tool error instead of
+ * handing the roster to an agent the seed says must not see it.
+ */
+export const BUILT_IN_AGENTS_DENIED = [
+  "Agent(general-purpose)",
+  "Agent(claude)",
+  "Agent(statusline-setup)",
+  "Agent(Explore)",
+  "Agent(Plan)",
+] as const;
+
+/**
+ * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
+ * prompt sections (working directory, date, git status) keeps the system prompt identical
+ * across projects and turns, so the provider's prompt cache can be reused. The permission
+ * mode and tool rules come from configuration: print mode cannot ask, so anything not
+ * permitted up front is denied.
+ */
+export function extraClaudeArgs(
+  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools">,
+): string[] {
+  const args = [
+    "--exclude-dynamic-system-prompt-sections",
+    "--permission-mode",
+    settings.permissionMode,
+    "--disallowedTools",
+    BUILT_IN_AGENTS_DENIED.join(","),
+  ];
+  if (settings.allowedTools.length > 0)
+    args.push("--allowedTools", settings.allowedTools.join(","));
+  return args;
+}
+
+/**
+ * Set in the environment of every spawned `claude` (and so of everything it starts): when the
+ * instance running a turn dies, the instance that records the turn as abandoned finds and ends
+ * its processes on that machine through `/proc` (see turn-queue.ts).
+ */
+export const TURN_ID_VARIABLE = "TALKIDE_TURN_ID";

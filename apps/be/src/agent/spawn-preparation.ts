@@ -1,0 +1,126 @@
+/**
+ * Everything a turn does before Claude Code is spawned: render and write the context, check the
+ * workspace's isolation and report busy project ports. A failure here means nothing was spawned.
+ */
+import { WorkspaceIsolationError } from "@talkide/claude-cli";
+import { derivePorts, probePort } from "@talkide/ports";
+import { prepareSpawnContext } from "../context/prepare.ts";
+import type { TurnRow } from "../domain/turns.ts";
+import { AppError } from "../errors.ts";
+import type { LiveTurn } from "./turn-events.ts";
+import { TurnFailure } from "./turn-failure.ts";
+import type { TurnServices } from "./turn-services.ts";
+import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
+
+/** Prepares the turn's spawn; resolves to the workspace directory Claude Code runs in. */
+export async function prepareSpawn(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+): Promise<string> {
+  const workspaceDir = await writeContext(services, turn, live);
+  await guard(services, turn, workspaceDir, live);
+  await reportBusyPorts(services, turn.project_id, live);
+  return workspaceDir;
+}
+
+/** Render and write the context; a failure here means nothing was spawned. */
+async function writeContext(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+): Promise<string> {
+  try {
+    const prepared = await prepareSpawnContext(services.db, {
+      projectId: turn.project_id,
+      activeMemberId: turn.member_id,
+      layout: services.layout,
+      ...(services.writeHooks === undefined ? {} : { hooks: services.writeHooks }),
+    });
+    live.emit("context.written", {
+      layout: services.layout,
+      files: prepared.files,
+      resumeReminderBytes: prepared.resumeReminderBytes,
+    });
+    return prepared.project.workspace_dir;
+  } catch (error) {
+    if (error instanceof AppError) {
+      throw new TurnFailure(
+        "context_invalid",
+        `The project's context cannot be rendered (${error.code}: ${error.message}) Fix the project or member data and send the message again.`,
+      );
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    services.logger.error({ err: error, turnId: turn.id }, "context write failed");
+    throw new TurnFailure(
+      "context_write_failed",
+      `The context files could not be written${code === undefined ? "" : ` (${code})`}; nothing was spawned. Check that the workspace directory is writable.`,
+    );
+  }
+}
+
+/**
+ * Isolation before the spawn (see workspace-guard.ts): a breach fails the turn without
+ * spawning; instruction files the agent wrote inside the workspace go into an event and the
+ * turn record.
+ */
+async function guard(
+  services: TurnServices,
+  turn: TurnRow,
+  workspaceDir: string,
+  live: LiveTurn,
+): Promise<void> {
+  let guarded: GuardedWorkspace;
+  try {
+    guarded = await guardWorkspace(workspaceDir, services.claude.claudeConfigDir);
+  } catch (error) {
+    if (error instanceof WorkspaceIsolationError)
+      throw new TurnFailure("workspace_not_isolated", `${error.message} Nothing was spawned.`);
+    services.logger.error({ err: error, turnId: turn.id }, "workspace check failed");
+    throw new TurnFailure(
+      "workspace_check_failed",
+      `${error instanceof Error ? error.message : String(error)} Nothing was spawned.`,
+    );
+  }
+  await services.db
+    .updateTable("turns")
+    .set({ workspace_instruction_files: JSON.stringify(guarded.instructionFiles) })
+    .where("id", "=", turn.id)
+    .execute();
+  if (guarded.instructionFiles.length > 0) {
+    live.emit("workspace.instructions", {
+      files: guarded.instructionFiles,
+      message:
+        "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
+    });
+  }
+}
+
+/** A busy derived port is reported, never worked around: the user decides what to do. */
+async function reportBusyPorts(
+  services: TurnServices,
+  projectId: number,
+  live: LiveTurn,
+): Promise<void> {
+  const ports = derivePorts(projectId);
+  for (const [service, port] of [
+    ["be", ports.be],
+    ["fe", ports.fe],
+  ] as const) {
+    try {
+      const probe = await probePort(port);
+      if (probe.state === "busy") {
+        live.emit("port.busy", {
+          service,
+          port,
+          holder: probe.holder,
+          message: `Port ${port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
+            probe.holder === null ? "" : ` by process ${probe.holder.pid}`
+          }. Nothing was changed: free the port or tell Mara how to proceed.`,
+        });
+      }
+    } catch (error) {
+      services.logger.warn({ err: error, port }, "port probe failed");
+    }
+  }
+}

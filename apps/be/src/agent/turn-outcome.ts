@@ -1,0 +1,165 @@
+/**
+ * Records how a turn ended: succeeded (with the session it continued or started and its cost)
+ * or failed (with a code and our message), in the turn record and as its terminal event; then
+ * releases the live turn once its events are stored.
+ */
+import { perTurnCostUsd, turnErrorFor, type ClaudeTurnResult } from "@talkide/claude-cli";
+import { sql } from "kysely";
+import type { TurnRow } from "../domain/turns.ts";
+import type { SessionRow } from "./session-pinning.ts";
+import type { LiveTurn } from "./turn-events.ts";
+import type { TurnServices } from "./turn-services.ts";
+
+/** Records the result of the turn's spawn; `resumedFrom` is the session it continued, if any. */
+export async function recordOutcome(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+  result: ClaudeTurnResult,
+  resumedFrom: SessionRow | undefined,
+): Promise<void> {
+  const { db, logger } = services;
+  const previousCumulative = resumedFrom?.cumulative_cost_usd ?? null;
+  const cost = perTurnCostUsd(
+    resumedFrom === undefined ? null : previousCumulative,
+    result.totalCostUsd,
+  );
+  if (!result.ok) {
+    if (resumedFrom !== undefined && result.totalCostUsd !== null && result.sessionId !== null) {
+      // Money was spent inside the session; the next turn's difference must not count it twice.
+      await db
+        .updateTable("agent_sessions")
+        .set({
+          cumulative_cost_usd: result.totalCostUsd,
+          updated_at: sql<string>`clock_timestamp()`,
+        })
+        .where("id", "=", resumedFrom.id)
+        .execute();
+    }
+    // The CLI's own words (which may name the gateway or advise `/login`) are for the
+    // operator's log; the turn record and the stream get a code and our message.
+    const error = turnErrorFor(result);
+    logger.warn(
+      {
+        turnId: turn.id,
+        code: error.code,
+        reason: result.reason,
+        detail: result.message,
+        stderrTail: result.stderrTail,
+      },
+      "claude turn failed",
+    );
+    await failTurn(
+      services,
+      turn,
+      live,
+      error.code,
+      error.message,
+      cost,
+      result.totalCostUsd,
+      result.sessionId,
+    );
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    let id: string;
+    if (resumedFrom !== undefined) {
+      // A resume continues the conversation (Claude Code may announce a new id for it).
+      await trx
+        .updateTable("agent_sessions")
+        .set({
+          claude_session_id: result.sessionId,
+          cumulative_cost_usd: result.totalCostUsd,
+          resume_at_message_id: result.lastMessageId,
+          updated_at: sql<string>`clock_timestamp()`,
+        })
+        .where("id", "=", resumedFrom.id)
+        .execute();
+      id = resumedFrom.id;
+    } else {
+      await trx
+        .updateTable("agent_sessions")
+        .set({ ended_at: sql<string>`clock_timestamp()` })
+        .where("project_id", "=", turn.project_id)
+        .where("ended_at", "is", null)
+        .execute();
+      const row = await trx
+        .insertInto("agent_sessions")
+        .values({
+          project_id: turn.project_id,
+          claude_session_id: result.sessionId,
+          cumulative_cost_usd: result.totalCostUsd,
+          resume_at_message_id: result.lastMessageId,
+          agent_sha256: services.claude.pinned.agentSha256,
+          plugin_sha256: services.claude.pinned.pluginSha256,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      id = row.id;
+    }
+    await trx
+      .updateTable("turns")
+      .set({
+        status: "succeeded",
+        agent_session_id: id,
+        claude_session_id: result.sessionId,
+        resumed: resumedFrom !== undefined,
+        result_text: result.resultText,
+        cost_usd: cost,
+        cumulative_cost_usd: result.totalCostUsd,
+        finished_at: sql<string>`clock_timestamp()`,
+      })
+      .where("id", "=", turn.id)
+      .execute();
+  });
+  logger.info({ turnId: turn.id, costUsd: cost }, "turn succeeded");
+  live.emit("turn.succeeded", {
+    turnId: turn.id,
+    sessionId: result.sessionId,
+    resumed: resumedFrom !== undefined,
+    resultText: result.resultText,
+    costUsd: cost,
+    cumulativeCostUsd: result.totalCostUsd,
+  });
+  await releaseTurn(services, turn.id, live);
+}
+
+export async function failTurn(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+  code: string,
+  message: string,
+  cost: number | null,
+  cumulative: number | null,
+  /** The session the CLI reported for this turn, even though the turn failed. */
+  claudeSessionId: string | null,
+): Promise<void> {
+  await services.db
+    .updateTable("turns")
+    .set({
+      status: "failed",
+      claude_session_id: claudeSessionId,
+      error_code: code,
+      error_message: message,
+      cost_usd: cost,
+      cumulative_cost_usd: cumulative,
+      finished_at: sql<string>`clock_timestamp()`,
+    })
+    .where("id", "=", turn.id)
+    .execute();
+  services.logger.warn({ turnId: turn.id, code }, "turn failed");
+  live.emit("turn.failed", {
+    turnId: turn.id,
+    code,
+    message,
+    sessionId: claudeSessionId,
+    costUsd: cost,
+  });
+  await releaseTurn(services, turn.id, live);
+}
+
+async function releaseTurn(services: TurnServices, turnId: string, live: LiveTurn): Promise<void> {
+  await live.flushed();
+  services.hub.close(turnId);
+}

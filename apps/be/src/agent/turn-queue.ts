@@ -1,0 +1,145 @@
+import { killLeftoverProcesses } from "@talkide/claude-cli";
+import {
+  type AbandonedJob,
+  LEASE_EXPIRED,
+  type QueueConnection,
+  WorkQueue,
+} from "@talkide/work-queue";
+import { type Kysely, sql } from "kysely";
+import type { Logger } from "pino";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { TURN_ID_VARIABLE } from "./claude-args.ts";
+import { announceTurnEvent } from "./event-notifications.ts";
+
+/** What a turn's job carries: the turn row holds everything else. */
+export interface TurnJob {
+  readonly turnId: string;
+}
+
+/** One queue for every project's turns; the key is the project, so turns of one project are FIFO. */
+const TURN_QUEUE = "be-turns";
+
+export function projectLane(projectId: number): string {
+  return `project:${projectId}`;
+}
+
+/** How an abandoned turn is recorded, by why its job was abandoned. */
+const ABANDONED_OUTCOME: Record<
+  AbandonedJob<TurnJob>["reason"],
+  { code: string; message: string }
+> = {
+  lease_expired: {
+    code: LEASE_EXPIRED,
+    message:
+      "The service instance running this turn stopped answering (its lease expired); send the message again.",
+  },
+  owner_restarted: {
+    code: "service_restarted",
+    message: "The service stopped while this turn was running; send the message again.",
+  },
+  handler_failed: {
+    code: "internal_error",
+    message: "The turn failed inside the service; see the service log.",
+  },
+};
+
+export function openTurnQueue(options: {
+  db: Kysely<DatabaseSchema>;
+  connection: QueueConnection;
+  leaseSeconds: number;
+  turnTimeoutMs: number;
+}): Promise<WorkQueue<TurnJob>> {
+  return WorkQueue.open<TurnJob>({
+    connection: options.connection,
+    kysely: options.db as unknown as Kysely<never>,
+    queue: TURN_QUEUE,
+    leaseSeconds: options.leaseSeconds,
+    // A turn ends by its own timeout first; the margin covers the kill grace and the bookkeeping.
+    maxRunSeconds: Math.ceil(options.turnTimeoutMs / 1000) + 120,
+  });
+}
+
+/**
+ * Records a turn whose job was abandoned (its instance died, or the handler threw) as failed,
+ * with its terminal event, unless it already finished, and ends its processes on this machine
+ * (they carry the turn's id in their environment). Idempotent: instances may race on one job.
+ */
+export async function failAbandonedTurn(
+  db: Kysely<DatabaseSchema>,
+  logger: Logger,
+  job: AbandonedJob<TurnJob>,
+): Promise<void> {
+  const { turnId } = job.data;
+  const outcome = ABANDONED_OUTCOME[job.reason];
+  const failed = await db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("turns")
+      .set({
+        status: "failed",
+        error_code: outcome.code,
+        error_message: outcome.message,
+        finished_at: sql<string>`clock_timestamp()`,
+      })
+      .where("id", "=", turnId)
+      .where("status", "in", ["queued", "running"])
+      .returning("id")
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    await trx
+      .insertInto("turn_events")
+      .values({
+        turn_id: turnId,
+        seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM turn_events WHERE turn_id = ${turnId})`,
+        type: "turn.failed",
+        data: JSON.stringify({
+          turnId,
+          code: outcome.code,
+          message: outcome.message,
+          sessionId: null,
+          costUsd: null,
+        }),
+      })
+      .execute();
+    await announceTurnEvent(trx, turnId);
+    return true;
+  });
+  const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, [turnId]);
+  if (!leftovers.supported) {
+    logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
+  }
+  logger.warn(
+    { turnId, reason: job.reason, recorded: failed, killedProcesses: leftovers.killed.length },
+    "failed an abandoned turn and ended their processes on this machine",
+  );
+}
+
+/**
+ * Turns left queued or running with no job behind them (written by a release before the queue)
+ * can never finish: they fail at start. A turn with a job is left to the queue and its lease.
+ */
+export async function failTurnsWithoutJob(
+  db: Kysely<DatabaseSchema>,
+  queue: WorkQueue<TurnJob>,
+): Promise<string[]> {
+  const withJob = new Set((await queue.unfinished()).map((job) => job.turnId));
+  const open = await db
+    .selectFrom("turns")
+    .select("id")
+    .where("status", "in", ["queued", "running"])
+    .execute();
+  const orphans = open.map((row) => row.id).filter((id) => !withJob.has(id));
+  if (orphans.length === 0) return [];
+  await db
+    .updateTable("turns")
+    .set({
+      status: "failed",
+      error_code: "service_restarted",
+      error_message:
+        "The service stopped while this turn was queued or running; send the message again.",
+      finished_at: sql<string>`clock_timestamp()`,
+    })
+    .where("id", "in", orphans)
+    .where("status", "in", ["queued", "running"])
+    .execute();
+  return orphans;
+}

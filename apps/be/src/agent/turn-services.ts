@@ -1,0 +1,20 @@
+/**
+ * What the steps of a turn share: the database, the log, the pinned Claude Code settings, the
+ * context layout and this instance's hub of live turns. One object, built once by the runner.
+ */
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { ContextLayout } from "../context/prepare.ts";
+import type { WriteHooks } from "../context/write-if-changed.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import type { ClaudeSettings } from "./claude-args.ts";
+import type { TurnEventHub } from "./turn-events.ts";
+
+export interface TurnServices {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly logger: Logger;
+  readonly claude: ClaudeSettings;
+  readonly layout: ContextLayout;
+  readonly writeHooks?: WriteHooks;
+  readonly hub: TurnEventHub;
+}

@@ -1,4 +1,0 @@
-import { postgresBackend } from "../test-support/backends.ts";
-import { defineRoutingSuite } from "./test-support/routing-suite.ts";
-
-defineRoutingSuite(postgresBackend());

@@ -1,0 +1,4 @@
+import { pgliteBackend } from "@talkide/daemon/testing";
+import { defineRoutingSuite } from "./test-support/routing-suite.ts";
+
+defineRoutingSuite(pgliteBackend());

@@ -1,0 +1,43 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { PGliteDialect } from "./pglite-dialect.ts";
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export interface OpenDatabase<Tables> {
+  readonly db: Kysely<Tables>;
+  readonly kind: DatabaseKind;
+  /** The embedded database itself (the daemon's work queue shares it); null on a server. */
+  readonly pglite: PGlite | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a service's database: a PostgreSQL server when `databaseUrl` is given, otherwise
+ * the embedded PGlite database under `<dataDir>/pglite` (one process at a time; the data
+ * directory's lock file guards that).
+ */
+export async function openDatabase<Tables>(options: {
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  /** An idle pooled connection failed (the server restarted, say); the pool replaces it. */
+  readonly onConnectionError?: (error: Error) => void;
+}): Promise<OpenDatabase<Tables>> {
+  if (options.databaseUrl !== null) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // Without a listener such an error would end the process.
+    pool.on("error", (error) => {
+      options.onConnectionError?.(error);
+    });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: "postgres", pglite: null, close: () => db.destroy() };
+  }
+  const dir = join(options.dataDir, "pglite");
+  await mkdir(dir, { recursive: true });
+  const pglite = await PGlite.create(dir);
+  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: "pglite", pglite, close: () => db.destroy() };
+}

@@ -1,0 +1,80 @@
+import { readdir } from "node:fs/promises";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import type { Kysely } from "kysely";
+import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
+
+/**
+ * A folder of migration modules (each exporting `up` and optionally `down`), run under a
+ * namespace so that independent parts of a service (the daemon's core, its extensions) keep
+ * their own numbering: migration names are `<namespace>/<file name without extension>`.
+ */
+export interface MigrationFolder {
+  readonly namespace: string;
+  readonly folder: URL;
+}
+
+export class MigrationError extends Error {
+  readonly code = "migration_failed";
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "MigrationError";
+  }
+}
+
+/** Source (`.ts`) and build (`.js`) layouts both work; declarations and tests are skipped. */
+const MIGRATION_FILE = /^(?!.*\.(?:d|test)\.[cm]?[jt]s$).+\.(?:ts|js)$/;
+
+class FolderMigrationProvider implements MigrationProvider {
+  readonly #folders: readonly MigrationFolder[];
+  constructor(folders: readonly MigrationFolder[]) {
+    this.#folders = folders;
+  }
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const { namespace, folder } of this.#folders) {
+      const dir = fileURLToPath(folder);
+      const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
+      for (const file of files) {
+        const name = `${namespace}/${file.replace(/\.(ts|js)$/, "")}`;
+        if (name in migrations) {
+          throw new MigrationError(
+            `two migration files are both named ${name} (.ts and .js side by side?)`,
+          );
+        }
+        const module = (await import(pathToFileURL(join(dir, file)).href)) as Partial<Migration>;
+        if (typeof module.up !== "function") {
+          throw new MigrationError(`migration ${name} does not export an up(db) function`);
+        }
+        migrations[name] = module as Migration;
+      }
+    }
+    return migrations;
+  }
+}
+
+/**
+ * Brings the schema up to date. Runs in one transaction per migration under Kysely's
+ * migration lock, so two processes starting on one server database do not race. Namespaces
+ * may gain migrations independently, so an older name appearing later is allowed.
+ */
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  folders: readonly MigrationFolder[],
+): Promise<readonly string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new FolderMigrationProvider(folders),
+    allowUnorderedMigrations: true,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    throw new MigrationError(
+      `database migration ${failed ?? ""} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      { cause: error },
+    );
+  }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

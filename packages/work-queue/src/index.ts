@@ -1,0 +1,15 @@
+export {
+  type AbandonedJob,
+  DEFAULT_LEASE_SECONDS,
+  type Enqueued,
+  type InstanceInfo,
+  type KeyLength,
+  LEASE_EXPIRED,
+  MAX_LEASE_SECONDS,
+  MIN_LEASE_SECONDS,
+  type QueueConnection,
+  type QueuedJob,
+  QueueFullError,
+  WorkQueue,
+  type WorkQueueOptions,
+} from "./work-queue.ts";

@@ -1,0 +1,311 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type DatabaseKind,
+  type InstanceDatabase,
+  serverSuiteCanRun,
+  sharedDatabase,
+  type SharedDatabase,
+  stopSharedServer,
+} from "./test-support/databases.ts";
+import { type AbandonedJob, MIN_LEASE_SECONDS, QueueFullError, WorkQueue } from "./work-queue.ts";
+
+interface Payload {
+  readonly label: string;
+}
+
+const LEASE = MIN_LEASE_SECONDS;
+
+/** A promise with its resolver outside, to hold a handler until the test lets it go. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+function until(check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (check()) {
+        clearInterval(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+/** Enqueues `label` on `key`; the "row" the caller writes in the same transaction is its label. */
+function enqueue(queue: WorkQueue<Payload>, key: string, label: string, limit = 100) {
+  return queue.enqueue(key, limit, () => Promise.resolve({ data: { label }, result: label }));
+}
+
+interface Instance {
+  readonly queue: WorkQueue<Payload>;
+  readonly database: InstanceDatabase;
+}
+
+async function openInstance(shared: SharedDatabase, queueName: string): Promise<Instance> {
+  const database = await shared.open();
+  const queue = await WorkQueue.open<Payload>({
+    ...database,
+    queue: queueName,
+    leaseSeconds: LEASE,
+    maxRunSeconds: 600,
+  });
+  return { queue, database };
+}
+
+async function closeAll(instances: readonly Instance[]): Promise<void> {
+  for (const instance of instances) await instance.queue.close();
+  for (const instance of instances) await instance.database.close();
+}
+
+const noAbandon = (job: AbandonedJob<Payload>): Promise<void> =>
+  Promise.reject(new Error(`no job may be abandoned here, got ${job.data.label}`));
+
+/**
+ * Enqueues "orphaned" and "next" on one key, lets a real process take "orphaned" and kills it
+ * with SIGKILL while it holds the job: the instance whose death the lease tests observe.
+ */
+async function killHolderMidJob(shared: SharedDatabase): Promise<void> {
+  const setup = await openInstance(shared, "turns");
+  await enqueue(setup.queue, "project:1", "orphaned");
+  await enqueue(setup.queue, "project:1", "next");
+  await closeAll([setup]);
+  const holder = spawn(
+    process.execPath,
+    [
+      "--conditions=@talkide/source",
+      fileURLToPath(new URL("./test-support/lease-holder.ts", import.meta.url)),
+      shared.kind,
+      shared.location,
+      "turns",
+      String(LEASE),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  holder.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await until(() => output.includes("running orphaned"));
+  holder.kill("SIGKILL");
+  await once(holder, "exit");
+}
+
+/** Starts working `queue`, recording what runs and what is handed over as abandoned. */
+function recordingWork(queue: WorkQueue<Payload>) {
+  const abandoned: Array<[string, string, string]> = [];
+  const ran: string[] = [];
+  const started = queue.work(
+    (job) => {
+      ran.push(job.data.label);
+      return Promise.resolve();
+    },
+    (job) => {
+      abandoned.push([job.key, job.data.label, job.reason]);
+      return Promise.resolve();
+    },
+  );
+  return { abandoned, ran, started };
+}
+
+function describeQueue(kind: DatabaseKind): void {
+  const canRun = kind === "embedded" || serverSuiteCanRun();
+  describe.skipIf(!canRun)(
+    `work queue on ${kind === "embedded" ? "PGlite" : "a PostgreSQL server"}`,
+    () => {
+      const dropped: SharedDatabase[] = [];
+      afterAll(async () => {
+        for (const shared of dropped) await shared.drop();
+        if (kind === "server") await stopSharedServer();
+      });
+      async function fresh(): Promise<SharedDatabase> {
+        const shared = await sharedDatabase(kind);
+        dropped.push(shared);
+        return shared;
+      }
+
+      it("runs each key's jobs one at a time in enqueue order across two instances", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns");
+        const b = await openInstance(shared, "turns");
+        const running = new Map<string, number>();
+        const overlaps: string[] = [];
+        const order = new Map<string, string[]>();
+        const expected = new Map<string, string[]>();
+        let done = 0;
+        const handler = async (job: { key: string; data: Payload }): Promise<void> => {
+          const now = (running.get(job.key) ?? 0) + 1;
+          running.set(job.key, now);
+          if (now > 1) overlaps.push(job.data.label);
+          order.set(job.key, [...(order.get(job.key) ?? []), job.data.label]);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          running.set(job.key, (running.get(job.key) ?? 1) - 1);
+          done += 1;
+        };
+        // Enqueues alternate between the instances, as a load balancer would spread them.
+        for (let i = 0; i < 12; i += 1) {
+          const key = `project:${i % 3}`;
+          const label = `${key}#${i}`;
+          expected.set(key, [...(expected.get(key) ?? []), label]);
+          await enqueue((i % 2 === 0 ? a : b).queue, key, label);
+        }
+        await a.queue.work(handler, noAbandon);
+        await b.queue.work(handler, noAbandon);
+        await until(() => done === 12);
+        expect(overlaps).toEqual([]);
+        expect(order).toEqual(expected);
+        await closeAll([a, b]);
+      });
+
+      it("lets other keys run while one key's job is held", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns");
+        const held = gate();
+        const finished: string[] = [];
+        await a.queue.work(async (job) => {
+          if (job.data.label === "held") await held.promise;
+          finished.push(job.data.label);
+        }, noAbandon);
+        await enqueue(a.queue, "project:1", "held");
+        await enqueue(a.queue, "project:1", "behind-held");
+        await enqueue(a.queue, "project:2", "free");
+        await until(() => finished.includes("free"));
+        expect(finished).toEqual(["free"]);
+        held.open();
+        await until(() => finished.length === 3);
+        expect(finished).toEqual(["free", "held", "behind-held"]);
+        await closeAll([a]);
+      });
+
+      it("counts a key's lane and positions across instances and refuses past the limit", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns");
+        const b = await openInstance(shared, "turns");
+        const held = gate();
+        let started = false;
+        await a.queue.work(async () => {
+          started = true;
+          await held.promise;
+        }, noAbandon);
+        const first = await enqueue(a.queue, "project:7", "first", 2);
+        expect(first.position).toBe(0);
+        await until(() => started);
+        const second = await enqueue(b.queue, "project:7", "second", 2);
+        const third = await enqueue(a.queue, "project:7", "third", 2);
+        expect([second.position, third.position]).toEqual([1, 2]);
+        expect(await b.queue.length("project:7")).toEqual({ running: 1, waiting: 2 });
+        expect(await b.queue.position("project:7", third.jobId)).toBe(2);
+        expect(await a.queue.position("project:7", first.jobId)).toBe(0);
+        const refused = await enqueue(b.queue, "project:7", "fourth", 2).catch(
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(QueueFullError);
+        expect(refused).toMatchObject({ code: "queue_full", waiting: 2, limit: 2 });
+        // Refused means nothing was written: the caller's row rolled back with the job.
+        expect(await a.queue.length("project:7")).toEqual({ running: 1, waiting: 2 });
+        // Another key is not limited by this one.
+        expect((await enqueue(b.queue, "project:8", "other", 2)).position).toBe(0);
+        held.open();
+        await closeAll([a, b]);
+      });
+
+      it("keeps the order of simultaneous enqueues from several instances", async () => {
+        const shared = await fresh();
+        const instances: Instance[] = [];
+        for (let i = 0; i < 3; i += 1) instances.push(await openInstance(shared, "turns"));
+        const accepted: string[] = [];
+        await Promise.all(
+          Array.from({ length: 24 }, (_, i) =>
+            (instances[i % 3] as Instance).queue.enqueue("project:1", 100, () => {
+              // Runs under the key's lock: the order of these calls is the order of the lane.
+              accepted.push(`m${i}`);
+              return Promise.resolve({ data: { label: `m${i}` }, result: null });
+            }),
+          ),
+        );
+        const ran: string[] = [];
+        for (const instance of instances) {
+          await instance.queue.work((job) => {
+            ran.push(job.data.label);
+            return Promise.resolve();
+          }, noAbandon);
+        }
+        await until(() => ran.length === 24);
+        expect(ran).toEqual(accepted);
+        await closeAll(instances);
+      });
+
+      it("never touches a live instance's job when another instance starts", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns");
+        const held = gate();
+        let started = false;
+        let finished = false;
+        await a.queue.work(async () => {
+          started = true;
+          await held.promise;
+          finished = true;
+        }, noAbandon);
+        await enqueue(a.queue, "project:1", "live");
+        await until(() => started);
+        // A second instance starts, sweeps, and waits past a whole lease: the job stays a's.
+        const b = await openInstance(shared, "turns");
+        await b.queue.work(() => Promise.reject(new Error("b must not run a's job")), noAbandon);
+        await new Promise((resolve) => setTimeout(resolve, (LEASE + 3) * 1000));
+        await b.queue.sweep();
+        expect(await b.queue.length("project:1")).toEqual({ running: 1, waiting: 0 });
+        held.open();
+        await until(() => finished);
+        await closeAll([a, b]);
+      });
+
+      it("fails a killed instance's job by lease and lets the key's lane go on", async () => {
+        const shared = await fresh();
+        await killHolderMidJob(shared);
+        const survivor = await openInstance(shared, "turns");
+        const { abandoned, ran, started } = recordingWork(survivor.queue);
+        await started;
+        await until(() => ran.length === 1);
+        expect(abandoned).toEqual([["project:1", "orphaned", "lease_expired"]]);
+        expect(ran).toEqual(["next"]);
+        const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'turns' AND state = 'failed'`.execute(
+          survivor.database.kysely,
+        );
+        expect(rows[0]?.n).toBe(0);
+        await closeAll([survivor]);
+      });
+
+      if (kind === "embedded") {
+        it("reclaims a dead process's job at once after a restart, without waiting out the lease", async () => {
+          const shared = await fresh();
+          await killHolderMidJob(shared);
+          const restarted = await openInstance(shared, "turns");
+          expect(await restarted.queue.reclaimAfterRestart()).toBe(1);
+          const { abandoned, ran, started } = recordingWork(restarted.queue);
+          await started;
+          // The first sweep runs inside work(): the job is recorded before the lane goes on.
+          expect(abandoned).toEqual([["project:1", "orphaned", "owner_restarted"]]);
+          await until(() => ran.length === 1);
+          expect(ran).toEqual(["next"]);
+          await closeAll([restarted]);
+        });
+      } else {
+        it("refuses to reclaim on a server, where live instances own the active jobs", async () => {
+          const shared = await fresh();
+          const instance = await openInstance(shared, "turns");
+          await expect(instance.queue.reclaimAfterRestart()).rejects.toThrow(
+            /embedded database only/,
+          );
+          await closeAll([instance]);
+        });
+      }
+    },
+  );
+}
+
+describeQueue("embedded");
+describeQueue("server");

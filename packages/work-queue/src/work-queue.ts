@@ -1,0 +1,416 @@
+import { randomUUID } from "node:crypto";
+import type { EventEmitter } from "node:events";
+import type { PGlite } from "@electric-sql/pglite";
+import { type Kysely, sql, type Transaction } from "kysely";
+import { fromKysely, fromPglite, PgBoss, type ConstructorOptions, type Job } from "pg-boss";
+
+/** Where pg-boss keeps its tables; one schema for every queue of a database. */
+const SCHEMA = "pgboss";
+
+/** One transaction at a time per embedded database (see WorkQueue.serialised). */
+const embeddedChains = new WeakMap<Kysely<never>, Promise<void>>();
+
+/** The code a turn (or delivery) gets when its instance stopped renewing its lease. */
+export const LEASE_EXPIRED = "instance_lease_expired";
+
+/** pg-boss refuses job heartbeats shorter than 10 s; the issue asks for at most 30 s. */
+export const MIN_LEASE_SECONDS = 10;
+export const MAX_LEASE_SECONDS = 30;
+export const DEFAULT_LEASE_SECONDS = 20;
+
+/** How pg-boss reaches the database: the embedded PGlite the app already opened, or a server. */
+export type QueueConnection =
+  | { readonly kind: "embedded"; readonly pglite: PGlite }
+  | { readonly kind: "server"; readonly connectionString: string };
+
+export interface WorkQueueOptions {
+  readonly connection: QueueConnection;
+  /**
+   * The app's own Kysely over the same database: the enqueue runs in one of its transactions,
+   * so the caller's row (a turn) and the job are written together or not at all.
+   */
+  readonly kysely: Kysely<never>;
+  /** The queue's name (letters, digits, `_`, `-`, `.`); one per kind of work. */
+  readonly queue: string;
+  /**
+   * Seconds an instance may go without renewing a running job's lease before that job fails
+   * with {@link LEASE_EXPIRED} on whichever instance notices first.
+   */
+  readonly leaseSeconds?: number;
+  /** The longest a job may run at all (a turn's timeout plus a margin). */
+  readonly maxRunSeconds: number;
+  /** Keys this instance runs at the same time. */
+  readonly concurrency?: number;
+  /** Shown in the instance registry. */
+  readonly instanceName?: string;
+}
+
+export interface QueuedJob<T> {
+  readonly id: string;
+  readonly key: string;
+  readonly data: T;
+}
+
+/** A job whose instance died (lease expired) or whose handler threw; it no longer holds its key. */
+export interface AbandonedJob<T> extends QueuedJob<T> {
+  readonly reason: "lease_expired" | "handler_failed" | "owner_restarted";
+}
+
+export interface KeyLength {
+  /** 1 while a job of the key runs (or is being abandoned), else 0. */
+  readonly running: number;
+  readonly waiting: number;
+}
+
+export interface Enqueued<R> {
+  readonly jobId: string;
+  /** Jobs ahead of this one in its key's lane, the running one included: 0 runs at once. */
+  readonly position: number;
+  readonly result: R;
+}
+
+/** The key's lane is full: the caller maps this to its own stable error. */
+export class QueueFullError extends Error {
+  readonly code = "queue_full";
+  readonly waiting: number;
+  readonly limit: number;
+  constructor(key: string, waiting: number, limit: number) {
+    super(`The lane ${key} has ${waiting} waiting job(s); at most ${limit} may wait.`);
+    this.name = "QueueFullError";
+    this.waiting = waiting;
+    this.limit = limit;
+  }
+}
+
+export interface InstanceInfo {
+  readonly id: string;
+  readonly name: string | null;
+  readonly host: string;
+  readonly pid: number;
+  readonly live: boolean;
+  readonly lastSeenAt: Date;
+}
+
+/** What pg-boss stores: the key travels in the data, since a fetched job does not carry it. */
+interface Envelope<T> {
+  readonly key: string;
+  readonly payload: T;
+}
+
+interface JobRow {
+  id: string;
+  singleton_key: string;
+  data: unknown;
+  output: unknown;
+}
+
+function validLease(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < MIN_LEASE_SECONDS || seconds > MAX_LEASE_SECONDS) {
+    throw new RangeError(
+      `leaseSeconds must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS} (got ${seconds}).`,
+    );
+  }
+  return seconds;
+}
+
+/** Written into the output of the jobs {@link WorkQueue.reclaimAfterRestart} fails. */
+const OWNER_RESTARTED = "talkide: the embedded database's previous process is gone";
+
+/** pg-boss's heartbeat failure writes "job heartbeat timeout" into the job's output. */
+function abandonReason(output: unknown): AbandonedJob<unknown>["reason"] {
+  const text = JSON.stringify(output ?? null);
+  if (text.includes(OWNER_RESTARTED)) return "owner_restarted";
+  return text.includes("heartbeat timeout") ? "lease_expired" : "handler_failed";
+}
+
+/**
+ * One queue of keyed jobs on pg-boss's `key_strict_fifo` policy: a key's jobs run one at a time
+ * in the order they were enqueued, on any instance; different keys run in parallel. A job that
+ * is active, in retry or failed holds its key (pg-boss's rule), so a handler must settle its
+ * own work and return normally; this wrapper removes an abandoned job (lease expired, handler
+ * threw) after telling the app, which is what lets the key's lane go on.
+ */
+export class WorkQueue<T extends object> {
+  private readonly boss: PgBoss;
+  private readonly options: WorkQueueOptions;
+  private readonly leaseSeconds: number;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+  private workerId: string | null = null;
+  private onAbandoned: ((job: AbandonedJob<T>) => Promise<void>) | null = null;
+  private closed = false;
+
+  private constructor(options: WorkQueueOptions, boss: PgBoss, leaseSeconds: number) {
+    this.options = options;
+    this.boss = boss;
+    this.leaseSeconds = leaseSeconds;
+  }
+
+  /** Installs or migrates pg-boss's schema (idempotent, safe from several instances) and the queue. */
+  static async open<T extends object>(options: WorkQueueOptions): Promise<WorkQueue<T>> {
+    const leaseSeconds = validLease(options.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+    // The supervisor (any instance; pg-boss elects one per pass with an advisory lock) fails
+    // jobs whose heartbeat is older than the lease; a pass every third of the lease keeps the
+    // worst case near 1.3 leases.
+    const check = Math.max(1, Math.floor(leaseSeconds / 3));
+    const common: ConstructorOptions = {
+      schema: SCHEMA,
+      supervise: true,
+      superviseIntervalSeconds: check,
+      monitorIntervalSeconds: check,
+      schedule: false,
+      registerInstance: true,
+      instanceHeartbeatSeconds: check,
+      ...(options.instanceName === undefined ? {} : { instanceName: options.instanceName }),
+    };
+    const boss =
+      options.connection.kind === "embedded"
+        ? new PgBoss({ ...common, db: fromPglite(options.connection.pglite), backend: "pglite" })
+        : new PgBoss({ ...common, connectionString: options.connection.connectionString, max: 4 });
+    // The typings lose the EventEmitter base under our settings; pg-boss is one at runtime.
+    (boss as unknown as EventEmitter).on("error", () => {
+      // pg-boss retries its background passes itself; an error here is one failed pass. The
+      // app's logger sees failures where they matter (enqueue, handler).
+    });
+    await boss.start();
+    const queue = new WorkQueue<T>(options, boss, leaseSeconds);
+    await queue.ensureQueue();
+    return queue;
+  }
+
+  private async ensureQueue(): Promise<void> {
+    if ((await this.boss.getQueue(this.options.queue)) !== null) return;
+    try {
+      await this.boss.createQueue(this.options.queue, {
+        policy: "key_strict_fifo",
+        heartbeatSeconds: this.leaseSeconds,
+        expireInSeconds: this.options.maxRunSeconds,
+        retryLimit: 0,
+        notify: true,
+      });
+    } catch (error) {
+      // Another instance created it between the check and the create.
+      if ((await this.boss.getQueue(this.options.queue)) === null) throw error;
+    }
+  }
+
+  /**
+   * Adds a job at the end of `key`'s lane, atomically with whatever `create` writes in the same
+   * transaction. Refused with {@link QueueFullError} when `limit` jobs already wait and something
+   * is ahead; the count is taken under a per-key advisory lock, so it holds across instances.
+   */
+  async enqueue<R>(
+    key: string,
+    limit: number,
+    create: (trx: Transaction<never>, position: number) => Promise<{ data: T; result: R }>,
+  ): Promise<Enqueued<R>> {
+    const id = randomUUID();
+    const { position, result } = await this.serialised(() =>
+      this.options.kysely.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
+          trx,
+        );
+        const length = await this.lengthIn(trx, key);
+        if (length.running + length.waiting > 0 && length.waiting >= limit) {
+          throw new QueueFullError(key, length.waiting, limit);
+        }
+        const position = length.running + length.waiting;
+        const created = await create(trx, position);
+        const envelope: Envelope<T> = { key, payload: created.data };
+        await this.boss.send(this.options.queue, envelope, {
+          id,
+          singletonKey: key,
+          db: fromKysely(trx),
+        });
+        // pg-boss orders a key's jobs by created_on (then by the random id), and created_on is the
+        // transaction's start: two enqueues that began in one order and took the lock in the other
+        // would run out of order, and PGlite's coarse clock makes ties. Stamping the row under the
+        // lock, strictly after the key's latest job, makes the lock order the run order.
+        await sql`
+        UPDATE ${sql.table(`${SCHEMA}.job`)} SET created_on = GREATEST(
+          clock_timestamp(),
+          (SELECT max(created_on) + interval '1 microsecond' FROM ${sql.table(`${SCHEMA}.job`)}
+           WHERE name = ${this.options.queue} AND singleton_key = ${key} AND id <> ${id}))
+        WHERE name = ${this.options.queue} AND id = ${id}`.execute(trx);
+        return { position, result: created.result };
+      }),
+    );
+    if (this.workerId !== null) this.boss.notifyWorker(this.workerId);
+    return { jobId: id, position, result };
+  }
+
+  /**
+   * Kysely's PGlite driver keeps one transaction per connection and PGlite has one connection:
+   * two transactions begun at once would share it. The embedded database is one process's, so
+   * a chain in this process serialises them (a server needs none: each takes a pooled client).
+   */
+  private serialised<R>(work: () => Promise<R>): Promise<R> {
+    if (this.options.connection.kind === "server") return work();
+    const { kysely } = this.options;
+    const previous = embeddedChains.get(kysely) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    embeddedChains.set(
+      kysely,
+      next.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return next;
+  }
+
+  /** How many jobs of `key` run and wait, across every instance. */
+  length(key: string): Promise<KeyLength> {
+    return this.lengthIn(this.options.kysely, key);
+  }
+
+  private async lengthIn(db: Kysely<never>, key: string): Promise<KeyLength> {
+    const { rows } = await sql<{ running: number; waiting: number }>`
+      SELECT count(*) FILTER (WHERE state IN ('active', 'failed'))::int AS running,
+             count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS waiting
+      FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND singleton_key = ${key}`.execute(db);
+    const row = rows[0];
+    return { running: row?.running ?? 0, waiting: row?.waiting ?? 0 };
+  }
+
+  /** Jobs ahead of `jobId` in its lane (0: it runs or is next); null once it has finished. */
+  async position(key: string, jobId: string): Promise<number | null> {
+    const { rows } = await sql<{ ahead: number | null }>`
+      WITH me AS (
+        SELECT created_on, id, state FROM ${sql.table(`${SCHEMA}.job`)}
+        WHERE name = ${this.options.queue} AND id = ${jobId} AND singleton_key = ${key}
+      )
+      SELECT CASE WHEN me.state IN ('created', 'retry') THEN (
+        SELECT count(*)::int FROM ${sql.table(`${SCHEMA}.job`)} j
+        WHERE j.name = ${this.options.queue} AND j.singleton_key = ${key}
+          AND (j.state IN ('active', 'failed')
+            OR (j.state IN ('created', 'retry') AND (j.created_on, j.id) < (me.created_on, me.id)))
+      ) WHEN me.state = 'active' THEN 0 END AS ahead
+      FROM me`.execute(this.options.kysely);
+    return rows[0]?.ahead ?? null;
+  }
+
+  /**
+   * Runs jobs on this instance until {@link close}. `handler` must settle the job's outcome
+   * itself (a failed turn is a finished job); `onAbandoned` is called, on some live instance,
+   * for each job whose instance stopped renewing its lease or whose handler threw, before the
+   * job is removed and its key's lane goes on. Both may run more than once for one job when
+   * instances race, so they must be idempotent.
+   */
+  async work(
+    handler: (job: QueuedJob<T>, signal: AbortSignal) => Promise<void>,
+    onAbandoned: (job: AbandonedJob<T>) => Promise<void>,
+  ): Promise<void> {
+    this.onAbandoned = onAbandoned;
+    this.workerId = await this.boss.work<Envelope<T>>(
+      this.options.queue,
+      {
+        batchSize: 1,
+        localConcurrency: this.options.concurrency ?? 8,
+        pollingIntervalSeconds: 0.5,
+        heartbeatRefreshSeconds: this.leaseSeconds / 4,
+      },
+      async (jobs: Job<Envelope<T>>[]) => {
+        for (const job of jobs) {
+          await handler({ id: job.id, key: job.data.key, data: job.data.payload }, job.signal);
+        }
+        // The key's next job may be waiting: look at once instead of after the polling
+        // interval (nothing notifies a finished job, and PGlite cannot LISTEN at all).
+        if (this.workerId !== null) this.boss.notifyWorker(this.workerId);
+      },
+    );
+    const everyMs = Math.max(1000, Math.floor((this.leaseSeconds * 1000) / 3));
+    this.sweepTimer = setInterval(() => {
+      // A failed pass (the database briefly unreachable) is retried by the next one.
+      this.sweep().catch(() => undefined);
+    }, everyMs);
+    this.sweepTimer.unref();
+    await this.sweep();
+  }
+
+  /** Hands abandoned jobs to the app, then deletes them so their keys' lanes go on. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.sweepOnce().finally(() => {
+      this.sweeping = null;
+    });
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const onAbandoned = this.onAbandoned;
+    if (onAbandoned === null || this.closed) return;
+    const { rows } = await sql<JobRow>`
+      SELECT id, singleton_key, data, output FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND state = 'failed'`.execute(this.options.kysely);
+    for (const row of rows) {
+      await onAbandoned({
+        id: row.id,
+        key: row.singleton_key,
+        data: (row.data as Envelope<T>).payload,
+        reason: abandonReason(row.output),
+      });
+      await this.boss.deleteJob(this.options.queue, row.id);
+    }
+  }
+
+  /** The data of every job that still holds or waits in a lane (not finished, not swept). */
+  async unfinished(): Promise<T[]> {
+    const { rows } = await sql<{ data: Envelope<T> }>`
+      SELECT data FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND state IN ('created', 'retry', 'active', 'failed')`.execute(
+      this.options.kysely,
+    );
+    return rows.map((row) => row.data.payload);
+  }
+
+  /**
+   * Embedded database only: PGlite admits one process (the app holds a pid lock), so every job
+   * still active in it belongs to a process that is gone, and waiting out its lease would only
+   * delay the lane. Fails those jobs so the next {@link sweep} hands them to `onAbandoned`
+   * (reason `owner_restarted`). Call before {@link work}. On a server this would take live
+   * instances' work, so it refuses.
+   */
+  async reclaimAfterRestart(): Promise<number> {
+    if (this.options.connection.kind !== "embedded") {
+      throw new Error(
+        "reclaimAfterRestart is for the embedded database only: on a server, other live instances own active jobs; their leases decide.",
+      );
+    }
+    const { rows } = await sql<{ id: string }>`
+      SELECT id FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND state = 'active'`.execute(this.options.kysely);
+    if (rows.length === 0) return 0;
+    await this.boss.fail(
+      this.options.queue,
+      rows.map((row) => row.id),
+      { message: OWNER_RESTARTED },
+    );
+    return rows.length;
+  }
+
+  /** The live instances (pg-boss's registry): one row per instance, with its last heartbeat. */
+  async instances(): Promise<InstanceInfo[]> {
+    const rows = await this.boss.getInstances();
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      host: row.host,
+      pid: row.pid,
+      live: row.live,
+      lastSeenAt: new Date(row.heartbeatOn),
+    }));
+  }
+
+  /**
+   * Stops fetching, waits up to `timeoutMs` for running handlers (the app aborts its turns
+   * first, so they finish quickly), and leaves queued jobs for the other instances.
+   */
+  async close(timeoutMs = 30_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
+    await this.sweeping;
+    await this.boss.stop({ graceful: true, timeout: timeoutMs, close: true });
+  }
+}
