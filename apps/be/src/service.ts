@@ -9,6 +9,7 @@ import {
   findBundledClaudePath,
   HERMETIC_CLAUDE_ENV,
   killLeftoverProcesses,
+  startOrphanWatchdog,
 } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
@@ -95,6 +96,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cleanups.push(() => queue.close());
     const notifications = await TurnEventNotifications.listen(database.queueConnection, logger);
     cleanups.push(() => notifications.close());
+    // Closed after the runner (cleanups run in reverse), when no turn of ours runs any more.
+    const watchdog = startOrphanWatchdog(TURN_ID_VARIABLE);
+    cleanups.push(() => watchdog.close());
     // The embedded database admits one process, so its running turns belong to a process that
     // is gone: they are failed (and their processes ended) before the first turn, without
     // waiting out the lease. On a server, only leases decide: live instances own their work.
@@ -160,6 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       queueLimit: config.turnQueueLimit,
       queue,
       notifications,
+      watchdog,
       ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
       claude: {
         claudePath,

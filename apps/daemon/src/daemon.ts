@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { assertWorkspaceIsolated } from "@talkide/claude-cli";
+import { assertWorkspaceIsolated, startOrphanWatchdog } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import type { DaemonConfig } from "./config.ts";
 import {
@@ -17,6 +17,7 @@ import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
+import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
 import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
@@ -129,6 +130,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       );
     }
 
+    // Closed after the scheduler (cleanups run in reverse), when no turn of ours runs any more.
+    const watchdog = startOrphanWatchdog(TURN_ID_VARIABLE);
+    cleanups.push(() => watchdog.close());
     let baseUrl = "";
     // Every daemon on this database shares the queue; a starting one touches only work whose
     // lease expired (the queue's supervisor decides), never another daemon's live turn.
@@ -156,6 +160,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       baseEnv,
       extensions,
       daemonUrl: () => baseUrl,
+      watchdog,
     };
     const accept = (agentId: string, delivery: unknown) =>
       acceptDelivery({ events, store: (input) => scheduler.store(input) }, agentId, delivery);

@@ -12,6 +12,12 @@ export {
   type RunClaudeTurnOptions,
 } from "./run-claude-turn.ts";
 export { killLeftoverProcesses } from "./leftover-processes.ts";
+export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
+export {
+  readRuntimeTranscript,
+  writeRuntimeTranscript,
+  type RuntimeTranscript,
+} from "./runtime-transcript.ts";
 export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
 export {

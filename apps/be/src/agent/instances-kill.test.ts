@@ -36,10 +36,7 @@ describe.skipIf(process.platform !== "linux" || !postgresAvailable())(
     beforeAll(async () => {
       const database = await freshPostgresDatabase();
       databaseUrl = database.url;
-      dropDatabase = async () => {
-        await database.drop();
-        await database.stopServer();
-      };
+      dropDatabase = () => database.dispose();
     });
     afterAll(async () => {
       for (const child of children) {

@@ -59,10 +59,7 @@ describe.skipIf(!postgresAvailable())("two backend instances on one PostgreSQL s
 
   beforeAll(async () => {
     const database = await freshPostgresDatabase();
-    dropDatabase = async () => {
-      await database.drop();
-      await database.stopServer();
-    };
+    dropDatabase = () => database.dispose();
     for (let i = 0; i < 2; i += 1) {
       instances.push(
         await startHarness({

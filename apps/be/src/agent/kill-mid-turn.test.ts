@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
 import { startServiceChild } from "../test-support/service-child-process.ts";
-import { processesOfTurn, until } from "../test-support/turn-processes.ts";
+import { processesOfTurn, until, watchdogOf } from "../test-support/turn-processes.ts";
 
 describe.skipIf(process.platform !== "linux")(
   "kill -9 of the service in the middle of a turn",
@@ -22,10 +22,42 @@ describe.skipIf(process.platform !== "linux")(
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it("leaves no process of the earlier run alive when the restarted service takes its first turn", async () => {
+    it("ends the turn's processes with the service, even with no other instance to notice", async () => {
+      const dir = join(dataDir, "alone");
+      const service = await startServiceChild(dir, {
+        TALKIDE_CLAUDE_ENV_PASSTHROUGH: "FAKE_CLAUDE_SCENARIO,FAKE_CLAUDE_RUN",
+        FAKE_CLAUDE_SCENARIO: "hang",
+        FAKE_CLAUDE_RUN: "setsid sleep 300 >/dev/null 2>&1 &",
+      });
+      const token = (await service.waitFor(/TALKIDE_TOKEN=(tkbe_\S+)/))[1] ?? "";
+      const posted = await api<{ turn: { id: string } }>(
+        service,
+        token,
+        "POST",
+        "/v1/projects/1/messages",
+        { text: "start something long" },
+      );
+      const turnId = posted.body.turn.id;
+      leftovers.push(
+        ...(await until(async () => {
+          const pids = await processesOfTurn(turnId);
+          return pids.length >= 2 ? pids : null;
+        }, "the turn's processes to start")),
+      );
+      service.process.kill("SIGKILL");
+      expect(await service.exited).toEqual({ code: null, signal: "SIGKILL" });
+      // No restart, no other instance: the service's watchdog ends claude and the helper
+      // that left its process group.
+      await until(
+        async () => ((await processesOfTurn(turnId)).length === 0 ? true : null),
+        "the dead service's turn processes to end",
+      );
+    });
+
+    it("ends the earlier run's processes on restart before the first turn, when the watchdog died too", async () => {
       // The "agent" starts a helper that leaves the process group (setsid), then hangs: a turn
       // that is still running, with a descendant a process-group kill would not reach.
-      const first = await startServiceChild(dataDir, {
+      const first = await startServiceChild(join(dataDir, "restarted"), {
         TALKIDE_CLAUDE_ENV_PASSTHROUGH: "FAKE_CLAUDE_SCENARIO,FAKE_CLAUDE_RUN",
         FAKE_CLAUDE_SCENARIO: "hang",
         FAKE_CLAUDE_RUN: "setsid sleep 300 >/dev/null 2>&1 &",
@@ -49,12 +81,17 @@ describe.skipIf(process.platform !== "linux")(
       }, "the turn's processes to start");
       leftovers.push(...running);
 
+      // The watchdog goes first (as when the machine's OOM killer takes both): only the
+      // restart's own look for leftovers is left to end the turn's processes.
+      const watchdog = await watchdogOf(first.process.pid ?? -1);
+      expect(watchdog).not.toBeNull();
+      process.kill(watchdog ?? -1, "SIGKILL");
       first.process.kill("SIGKILL");
       expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
       // The bug this guards against: the turn's processes outlive the killed service.
       expect((await processesOfTurn(turnId)).length).toBeGreaterThanOrEqual(2);
 
-      const second = await startServiceChild(dataDir);
+      const second = await startServiceChild(join(dataDir, "restarted"));
       try {
         // Listening means start-up is over and no turn has run yet: nothing of the old run lives.
         expect(await processesOfTurn(turnId)).toEqual([]);

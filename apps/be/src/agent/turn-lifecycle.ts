@@ -7,6 +7,7 @@ import { isUnknownSessionFailure } from "@talkide/claude-cli";
 import { sql } from "kysely";
 import { spawnClaude } from "./claude-spawn.ts";
 import { isPinnedToCurrentRelease, openSession, resetSession } from "./session-pinning.ts";
+import { materialiseSessionTranscript } from "./session-transcripts.ts";
 import { prepareSpawn } from "./spawn-preparation.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
@@ -46,11 +47,16 @@ export async function runTurn(
     "turn started",
   );
 
+  // From here on the turn may have processes: they must not outlive this instance.
+  services.watchdog.track(turnId);
   try {
     if (staleSession !== undefined) {
       await resetSession(services, turn, live, staleSession, "agent_changed");
     }
     const workspaceDir = await prepareSpawn(services, turn, live);
+    // Whichever instance ran the session's last turn, its stored transcript is what resumes.
+    if (session !== undefined)
+      await materialiseSessionTranscript(db, claude.claudeConfigDir, session);
     let result = await spawnClaude(claude, turn, workspaceDir, session, live, signal);
     let resumedFrom = session;
     if (session !== undefined && isUnknownSessionFailure(result)) {
@@ -72,5 +78,7 @@ export async function runTurn(
     if (!(error instanceof TurnFailure))
       logger.error({ err: error, turnId }, "turn failed unexpectedly");
     await failTurn(services, turn, live, failure.code, failure.message, null, null, null);
+  } finally {
+    services.watchdog.untrack(turnId);
   }
 }

@@ -3,10 +3,16 @@
  * or failed (with a code and our message), in the turn record and as its terminal event; then
  * releases the live turn once its events are stored.
  */
-import { perTurnCostUsd, turnErrorFor, type ClaudeTurnResult } from "@talkide/claude-cli";
+import {
+  perTurnCostUsd,
+  readRuntimeTranscript,
+  turnErrorFor,
+  type ClaudeTurnResult,
+} from "@talkide/claude-cli";
 import { sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
+import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -61,6 +67,14 @@ export async function recordOutcome(
     );
     return;
   }
+  // The session's state after this turn, stored with it so any instance can resume it.
+  const transcript = await readRuntimeTranscript(services.claude.claudeConfigDir, result.sessionId);
+  if (transcript === null) {
+    logger.warn(
+      { turnId: turn.id, sessionId: result.sessionId },
+      "Claude Code left no transcript for this session; another instance cannot resume it",
+    );
+  }
   await db.transaction().execute(async (trx) => {
     let id: string;
     if (resumedFrom !== undefined) {
@@ -97,6 +111,7 @@ export async function recordOutcome(
         .executeTakeFirstOrThrow();
       id = row.id;
     }
+    if (transcript !== null) await storeSessionTranscript(trx, id, turn.id, transcript);
     await trx
       .updateTable("turns")
       .set({

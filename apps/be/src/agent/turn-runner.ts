@@ -39,12 +39,13 @@ export class TurnRunner {
   constructor(options: TurnRunnerOptions) {
     this.options = options;
     this.notifications = options.notifications;
-    const { db, logger, claude, layout, writeHooks } = options;
+    const { db, logger, claude, layout, writeHooks, watchdog } = options;
     this.services = {
       db,
       logger,
       claude,
       layout,
+      watchdog,
       ...(writeHooks === undefined ? {} : { writeHooks }),
       hub: this.hub,
     };

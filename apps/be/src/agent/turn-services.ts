@@ -2,6 +2,7 @@
  * What the steps of a turn share: the database, the log, the pinned Claude Code settings, the
  * context layout and this instance's hub of live turns. One object, built once by the runner.
  */
+import type { OrphanWatchdog } from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { ContextLayout } from "../context/prepare.ts";
@@ -17,4 +18,6 @@ export interface TurnServices {
   readonly layout: ContextLayout;
   readonly writeHooks?: WriteHooks;
   readonly hub: TurnEventHub;
+  /** Ends this instance's turn processes when the instance dies, however it dies. */
+  readonly watchdog: OrphanWatchdog;
 }

@@ -5,6 +5,7 @@ import { initialSchema } from "./migrations/0001_initial.ts";
 import { sessionPinning } from "./migrations/0002_session_pinning.ts";
 import { workspaceInstructionFiles } from "./migrations/0003_workspace_instruction_files.ts";
 import { denseProjectIds } from "./migrations/0004_dense_project_ids.ts";
+import { sessionTranscripts } from "./migrations/0005_session_transcripts.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0002_session_pinning": sessionPinning,
   "0003_workspace_instruction_files": workspaceInstructionFiles,
   "0004_dense_project_ids": denseProjectIds,
+  "0005_session_transcripts": sessionTranscripts,
 };
 
 const provider: MigrationProvider = {

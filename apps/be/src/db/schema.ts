@@ -72,6 +72,16 @@ export interface AgentSessionsTable {
   plugin_sha256: string | null;
 }
 
+/** Claude Code's transcript of a session after its last successful turn (see migration 0005). */
+export interface AgentSessionTranscriptsTable {
+  agent_session_id: string;
+  claude_session_id: string;
+  project_dir: string;
+  content: string;
+  turn_id: string;
+  updated_at: Timestamp;
+}
+
 export type TurnStatus = "queued" | "running" | "succeeded" | "failed";
 
 export interface TurnsTable {
@@ -112,6 +122,7 @@ export interface DatabaseSchema {
   projects: ProjectsTable;
   members: MembersTable;
   agent_sessions: AgentSessionsTable;
+  agent_session_transcripts: AgentSessionTranscriptsTable;
   turns: TurnsTable;
   turn_events: TurnEventsTable;
 }

@@ -215,20 +215,27 @@ export async function freshPostgresDatabase(): Promise<{
   url: string;
   drop(): Promise<void>;
   stopServer(): Promise<void>;
+  /** Drops the database, then stops the throwaway server if this suite started one. */
+  dispose(): Promise<void>;
 }> {
   const adminUrl = process.env.TALKIDE_TEST_PG_URL;
   if (adminUrl) {
     const db = await createTestDatabase(adminUrl);
-    return { ...db, stopServer: () => Promise.resolve() };
+    return { ...db, stopServer: () => Promise.resolve(), dispose: () => db.drop() };
   }
   sharedServer ??= startPostgresServer();
   const server = await sharedServer;
   const db = await createTestDatabase(server.url);
+  const stopServer = async (): Promise<void> => {
+    sharedServer = null;
+    await server.stop();
+  };
   return {
     ...db,
-    stopServer: async () => {
-      sharedServer = null;
-      await server.stop();
+    stopServer,
+    dispose: async () => {
+      await db.drop();
+      await stopServer();
     },
   };
 }

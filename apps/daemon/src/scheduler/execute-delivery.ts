@@ -1,7 +1,9 @@
 import {
   perTurnCostUsd,
+  readRuntimeTranscript,
   WorkspaceIsolationError,
   type ClaudeTurnResult,
+  type OrphanWatchdog,
 } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import type { DaemonDb } from "../db/schema.ts";
@@ -18,7 +20,7 @@ import {
   type SessionScope,
 } from "../sessions/scope.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
-import { materialiseTranscript, readRuntimeTranscript } from "../sessions/transcripts.ts";
+import { materialiseTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
 import { finishTurn, interruptTurn, startTurn } from "../store/turns.ts";
@@ -46,6 +48,8 @@ export interface TurnContext {
   readonly daemonUrl: () => string;
   /** Puts a running delivery back in line (a new job at the end of its lane); false if it was not running. */
   readonly requeue: (deliveryId: string) => Promise<boolean>;
+  /** Ends this daemon's turn processes when the daemon dies, however it dies. */
+  readonly watchdog: OrphanWatchdog;
 }
 
 /**
@@ -135,15 +139,21 @@ export async function executeDelivery(
     // The database owns the session: whichever daemon ran its last turn, its transcript is
     // written here before the runtime looks for it.
     if (resumeId !== null) await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
-    const result = await ctx.runtime.runTurn({
-      cwd: delivery.workspace_dir,
-      wakePrompt: wake.text,
-      standingPrompt: ctx.standingPrompt.text,
-      resumeRuntimeSessionId: resumeId,
-      resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-      env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
-      signal,
-    });
+    ctx.watchdog.track(turnId);
+    let result: ClaudeTurnResult;
+    try {
+      result = await ctx.runtime.runTurn({
+        cwd: delivery.workspace_dir,
+        wakePrompt: wake.text,
+        standingPrompt: ctx.standingPrompt.text,
+        resumeRuntimeSessionId: resumeId,
+        resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
+        env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
+        signal,
+      });
+    } finally {
+      ctx.watchdog.untrack(turnId);
+    }
 
     if (!result.ok && result.reason === "aborted" && signal.aborted) {
       await interruptTurn(

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
-import type { RuntimeTranscript } from "../sessions/transcripts.ts";
+import type { RuntimeTranscript } from "@talkide/claude-cli";
 
 /**
  * Records a successful turn in one statement: the turn completed with its events and cost,

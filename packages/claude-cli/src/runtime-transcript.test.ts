@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm, mkdir, writeFile, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fc, test } from "@fast-check/vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readRuntimeTranscript, writeRuntimeTranscript } from "./runtime-transcript.ts";
+
+const SESSION = "0b9f3c1e-8d52-4c1a-9a57-6f0e2d4b7c11";
+
+describe("runtime transcripts", () => {
+  let configDir: string;
+  beforeEach(async () => {
+    configDir = await mkdtemp(join(tmpdir(), "talkide-transcript-"));
+  });
+  afterEach(async () => {
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  it("reads the transcript the CLI wrote, from whichever project folder holds it", async () => {
+    await mkdir(join(configDir, "projects", "-work-a"), { recursive: true });
+    await mkdir(join(configDir, "projects", "-work-b"), { recursive: true });
+    await writeFile(join(configDir, "projects", "-work-b", `${SESSION}.jsonl`), '{"a":1}\n');
+    expect(await readRuntimeTranscript(configDir, SESSION)).toEqual({
+      sessionId: SESSION,
+      projectDir: "-work-b",
+      content: '{"a":1}\n',
+    });
+  });
+
+  it("finds nothing for an unknown session, a missing config dir or an id that is not one", async () => {
+    expect(await readRuntimeTranscript(configDir, SESSION)).toBeNull();
+    expect(await readRuntimeTranscript(join(configDir, "missing"), SESSION)).toBeNull();
+    expect(await readRuntimeTranscript(configDir, "../../etc/passwd")).toBeNull();
+  });
+
+  it("writes a stored transcript over what this machine has, byte for byte", async () => {
+    const stale = join(configDir, "projects", "-work-a");
+    await mkdir(stale, { recursive: true });
+    await writeFile(join(stale, `${SESSION}.jsonl`), '{"stored":1}\n{"failed turn":2}\n');
+    const stored = { sessionId: SESSION, projectDir: "-work-a", content: '{"stored":1}\nž\n' };
+    expect(await writeRuntimeTranscript(configDir, stored)).toBe(true);
+    expect(await readFile(join(stale, `${SESSION}.jsonl`), "utf8")).toBe(stored.content);
+    expect(await readRuntimeTranscript(configDir, SESSION)).toEqual(stored);
+    // No temporary file is left beside it.
+    expect(await readdir(stale)).toEqual([`${SESSION}.jsonl`]);
+  });
+
+  test.prop([
+    fc.oneof(
+      fc.constantFrom(".", "..", "a/b", "../x", "a\\b", "a\0b", ""),
+      fc.string().filter((s) => /[/\\\0]/.test(s)),
+    ),
+    fc.oneof(
+      fc.constant(SESSION),
+      fc.string().filter((s) => !/^[0-9a-f-]{8,64}$/i.test(s)),
+    ),
+  ])("never writes outside <config>/projects/<folder> for hostile names", async (folder, id) => {
+    const written = await writeRuntimeTranscript(configDir, {
+      sessionId: id,
+      projectDir: folder,
+      content: "x",
+    });
+    expect(written).toBe(false);
+    expect(await readdir(configDir)).toEqual([]);
+  });
+});
