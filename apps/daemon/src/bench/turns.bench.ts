@@ -236,17 +236,71 @@ async function measureDrain(dir: string) {
   }
 }
 
-/** The same overhead run on a throwaway local PostgreSQL server, when one can be started. */
-async function serverOverhead(dir: string) {
+const INSTANCE_CONVERSATIONS = 6;
+const INSTANCE_DELIVERIES = 60;
+
+/**
+ * Turns per second of `count` daemons (in one process) on one server database: 60 deliveries
+ * for one agent in 6 conversations, posted round-robin to the daemons, drained by all of them.
+ */
+async function measureInstances(dir: string, adminUrl: string, count: number): Promise<number> {
+  const database = await createTestDatabase(adminUrl);
+  const daemons: RunningDaemon[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      daemons.push(
+        await startDaemon({
+          config: config(join(dir, `instances-${count}-${i}`), database.url),
+          logger: createLogger("talkide-daemon", "silent"),
+          childBaseEnv: { ...process.env },
+        }),
+      );
+    }
+    const first = daemons[0] as RunningDaemon;
+    await register(first, "ava", join(dir, `instances-${count}-ws`));
+    let completed = 0;
+    const done = new Promise<void>((resolve, reject) => {
+      for (const daemon of daemons) {
+        daemon.events.subscribe((event) => {
+          if (event.type === "delivery.failed")
+            reject(new Error(`a delivery failed: ${event.reason}`));
+          if (event.type === "delivery.completed" && (completed += 1) === INSTANCE_DELIVERIES)
+            resolve();
+        });
+      }
+    });
+    const started = performance.now();
+    for (let i = 0; i < INSTANCE_DELIVERIES; i += 1) {
+      await post(
+        daemons[i % count] as RunningDaemon,
+        "ava",
+        delivery(`c-${i % INSTANCE_CONVERSATIONS}`),
+      );
+    }
+    await done;
+    return INSTANCE_DELIVERIES / ((performance.now() - started) / 1000);
+  } finally {
+    for (const daemon of daemons) await daemon.stop();
+    await database.drop();
+  }
+}
+
+/** The overhead run and the instance runs on a throwaway local PostgreSQL server, when one can be started. */
+async function serverRuns(dir: string) {
   if (!postgresSuiteCanRun("The daemon benchmark's server run")) return null;
   const server = await startPostgresServer();
   try {
     const database = await createTestDatabase(server.url);
+    let overhead: Awaited<ReturnType<typeof measureOverhead>>;
     try {
-      return await measureOverhead(dir, database.url);
+      overhead = await measureOverhead(dir, database.url);
     } finally {
       await database.drop();
     }
+    const turnsPerSecond: number[] = [];
+    for (const count of [1, 2, 3])
+      turnsPerSecond.push(await measureInstances(dir, server.url, count));
+    return { overhead, turnsPerSecond };
   } finally {
     await server.stop();
   }
@@ -259,7 +313,8 @@ async function main(): Promise<void> {
     .join(", ");
   try {
     const o = await measureOverhead(dir);
-    const server = await serverOverhead(dir);
+    const runs = await serverRuns(dir);
+    const server = runs?.overhead ?? null;
     const d = await measureDrain(dir);
     const cpu = cpus();
     const lines = [
@@ -321,6 +376,19 @@ async function main(): Promise<void> {
       server === null
         ? "| PostgreSQL server | not measured (no server binaries) | |"
         : `| PostgreSQL server (local, ${OVERHEAD_TURNS} turns) | ${ms(percentile(server.toSpawn, 50))} | ${ms(percentile(server.toSpawn, 99))} |`,
+      "",
+      "## Turns per second, one to three daemons",
+      "",
+      `${INSTANCE_DELIVERIES} deliveries for one agent in ${INSTANCE_CONVERSATIONS} conversations, posted round-robin to`,
+      "the daemons (in one process, each with its own data directory and a concurrency cap of",
+      `${CONCURRENCY}) on one local PostgreSQL server, the fake \`claude\` answering at once: from the first`,
+      "post to the last result stored.",
+      "",
+      "| daemons | turns/s |",
+      "| --- | --- |",
+      ...(runs === null
+        ? ["| 1–3 | not measured (no server binaries) |"]
+        : runs.turnsPerSecond.map((value, i) => `| ${i + 1} | ${value.toFixed(2)} |`)),
       "",
       "## Draining a backlog",
       "",
