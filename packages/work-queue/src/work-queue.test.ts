@@ -180,6 +180,31 @@ function describeQueue(kind: DatabaseKind): void {
         await closeAll([a]);
       });
 
+      it("takes no further job after stopTaking, while its running handler goes on", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns");
+        const held = gate();
+        const ranOnA: string[] = [];
+        await a.queue.work(async (job) => {
+          ranOnA.push(job.data.label);
+          if (job.data.label === "held") await held.promise;
+        }, noAbandon);
+        await enqueue(a.queue, "project:1", "held");
+        await until(() => ranOnA.includes("held"));
+        a.queue.stopTaking();
+        await enqueue(a.queue, "project:2", "later");
+        const b = await openInstance(shared, "turns");
+        const ranOnB: string[] = [];
+        await b.queue.work((job) => {
+          ranOnB.push(job.data.label);
+          return Promise.resolve();
+        }, noAbandon);
+        await until(() => ranOnB.includes("later"));
+        held.open();
+        await closeAll([a, b]);
+        expect(ranOnA).toEqual(["held"]);
+      });
+
       it("counts a key's lane and positions across instances and refuses past the limit", async () => {
         const shared = await fresh();
         const a = await openInstance(shared, "turns");

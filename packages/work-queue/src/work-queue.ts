@@ -137,6 +137,7 @@ export class WorkQueue<T extends object> {
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private workerId: string | null = null;
+  private stoppedTaking = false;
   private onAbandoned: ((job: AbandonedJob<T>) => Promise<void>) | null = null;
   private closed = false;
 
@@ -317,7 +318,7 @@ export class WorkQueue<T extends object> {
         }
         // The key's next job may be waiting: look at once instead of after the polling
         // interval (nothing notifies a finished job, and PGlite cannot LISTEN at all).
-        if (this.workerId !== null) this.boss.notifyWorker(this.workerId);
+        if (this.workerId !== null && !this.stoppedTaking) this.boss.notifyWorker(this.workerId);
       },
     );
     const everyMs = Math.max(1000, Math.floor((this.leaseSeconds * 1000) / 3));
@@ -327,6 +328,20 @@ export class WorkQueue<T extends object> {
     }, everyMs);
     this.sweepTimer.unref();
     await this.sweep();
+  }
+
+  /**
+   * Takes no further job on this instance; the handlers running now go on. Call it before
+   * aborting them on the way out: a job an aborted handler puts back (or the next of its key)
+   * must wait for another instance, not start here with an aborted signal. Idempotent.
+   */
+  stopTaking(): void {
+    if (this.stoppedTaking) return;
+    this.stoppedTaking = true;
+    if (this.workerId !== null) {
+      // Not awaited: the running handlers end when the app aborts them; close() waits for them.
+      this.boss.offWork(this.options.queue, { wait: false }).catch(() => undefined);
+    }
   }
 
   /** Hands abandoned jobs to the app, then deletes them so their keys' lanes go on. */
@@ -409,6 +424,7 @@ export class WorkQueue<T extends object> {
   async close(timeoutMs = 30_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopTaking();
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
     await this.sweeping;
     await this.boss.stop({ graceful: true, timeout: timeoutMs, close: true });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
 import { startServiceChild } from "../test-support/service-child-process.ts";
-import { processesOfTurn, until, watchdogOf } from "../test-support/turn-processes.ts";
+import { watchdogOf } from "@talkide/claude-cli/testing";
+import { processesOfTurn, until } from "../test-support/turn-processes.ts";
 
 describe.skipIf(process.platform !== "linux")(
   "kill -9 of the service in the middle of a turn",

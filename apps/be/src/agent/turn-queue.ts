@@ -71,13 +71,35 @@ export async function failAbandonedTurn(
 ): Promise<void> {
   const { turnId } = job.data;
   const outcome = ABANDONED_OUTCOME[job.reason];
-  const failed = await db.transaction().execute(async (trx) => {
+  const failed = await recordTurnFailure(db, turnId, outcome.code, outcome.message);
+  const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, [turnId]);
+  if (!leftovers.supported) {
+    logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
+  }
+  logger.warn(
+    { turnId, reason: job.reason, recorded: failed, killedProcesses: leftovers.killed.length },
+    "failed an abandoned turn and ended their processes on this machine",
+  );
+}
+
+/**
+ * Records a queued or running turn as failed together with its terminal `turn.failed` event
+ * (announced at commit), so that a finished turn always has one: streams rely on it. Does
+ * nothing (false) when the turn already finished.
+ */
+async function recordTurnFailure(
+  db: Kysely<DatabaseSchema>,
+  turnId: string,
+  code: string,
+  message: string,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("turns")
       .set({
         status: "failed",
-        error_code: outcome.code,
-        error_message: outcome.message,
+        error_code: code,
+        error_message: message,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turnId)
@@ -91,26 +113,12 @@ export async function failAbandonedTurn(
         turn_id: turnId,
         seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM turn_events WHERE turn_id = ${turnId})`,
         type: "turn.failed",
-        data: JSON.stringify({
-          turnId,
-          code: outcome.code,
-          message: outcome.message,
-          sessionId: null,
-          costUsd: null,
-        }),
+        data: JSON.stringify({ turnId, code, message, sessionId: null, costUsd: null }),
       })
       .execute();
     await announceTurnEvent(trx, turnId);
     return true;
   });
-  const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, [turnId]);
-  if (!leftovers.supported) {
-    logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
-  }
-  logger.warn(
-    { turnId, reason: job.reason, recorded: failed, killedProcesses: leftovers.killed.length },
-    "failed an abandoned turn and ended their processes on this machine",
-  );
 }
 
 /**
@@ -128,18 +136,13 @@ export async function failTurnsWithoutJob(
     .where("status", "in", ["queued", "running"])
     .execute();
   const orphans = open.map((row) => row.id).filter((id) => !withJob.has(id));
-  if (orphans.length === 0) return [];
-  await db
-    .updateTable("turns")
-    .set({
-      status: "failed",
-      error_code: "service_restarted",
-      error_message:
-        "The service stopped while this turn was queued or running; send the message again.",
-      finished_at: sql<string>`clock_timestamp()`,
-    })
-    .where("id", "in", orphans)
-    .where("status", "in", ["queued", "running"])
-    .execute();
+  for (const turnId of orphans) {
+    await recordTurnFailure(
+      db,
+      turnId,
+      "service_restarted",
+      "The service stopped while this turn was queued or running; send the message again.",
+    );
+  }
   return orphans;
 }

@@ -144,6 +144,9 @@ export class TurnRunner {
    */
   async close(): Promise<void> {
     this.closing = true;
+    // First no new job, then abort: a queued turn must stay queued for another instance (or
+    // the next start), not start here with an aborted signal and fail.
+    this.options.queue.stopTaking();
     this.abort.abort();
     await this.options.queue.close();
     this.hub.detachAll();

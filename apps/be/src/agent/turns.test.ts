@@ -5,6 +5,7 @@ import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { announceTurnEvent } from "./event-notifications.ts";
 import {
   api,
   defaultProject,
@@ -590,6 +591,41 @@ describe("turns with the fake claude", () => {
       `/v1/projects/${project.id}/turns/nope/events`,
     );
     expect(unknown.body.code).toBe("turn_not_found");
+  });
+
+  it("follows a finished turn until its terminal event is stored, instead of ending without it", async () => {
+    // The instance that runs a turn records it finished, then stores its terminal event: a
+    // stream opened in between (on any instance) must wait for that event.
+    const { project } = await newProject(service.harness, service.anna);
+    const done = await sendMessage(service.harness, service.anna.token, project.id, "hi");
+    const terminal = terminalEvent(done.events);
+    const turnId = String(terminal.data["turnId"]);
+    const { db } = service.harness.service.database;
+    const stored = await db
+      .selectFrom("turn_events")
+      .selectAll()
+      .where("turn_id", "=", turnId)
+      .where("seq", "=", terminal.id)
+      .executeTakeFirstOrThrow();
+    await db
+      .deleteFrom("turn_events")
+      .where("turn_id", "=", turnId)
+      .where("seq", "=", terminal.id)
+      .execute();
+
+    const stream = fetch(
+      `${service.harness.url}/v1/projects/${project.id}/turns/${turnId}/events`,
+      { headers: { authorization: `Bearer ${service.anna.token}` } },
+    ).then(async (response) => parseSse(await response.text()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("turn_events")
+        .values({ ...stored, data: JSON.stringify(stored.data) })
+        .execute();
+      await announceTurnEvent(trx, turnId);
+    });
+    expect(await stream).toEqual(done.events);
   });
 
   // Last in this block: it stops the service (afterAll then finds it stopped).

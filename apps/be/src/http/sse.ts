@@ -21,7 +21,7 @@ function lastEventId(request: FastifyRequest): number {
 /**
  * Streams a turn's events as server-sent events: everything so far (after `Last-Event-ID`
  * when the client reconnects), then each new event as it happens; the stream ends after the
- * terminal event (turn.succeeded or turn.failed). A turn this instance follows in memory is
+ * terminal event (turn.succeeded or turn.failed), which every finished turn has. A turn this instance follows in memory is
  * streamed from there; any other turn (finished, or queued or running on another instance)
  * from the stored events, read again each time the database announces a new one.
  */
@@ -41,17 +41,31 @@ export async function streamTurnEvents(
   });
 
   const live = options.runner.hub.get(options.turnId);
-  if (live === undefined && (await turnIsFinished(options.db, options.turnId))) {
-    // Finished: every event is stored, and nothing more will be announced.
-    for (const event of await loadTurnEvents(options.db, options.turnId)) {
-      if (event.seq > after) {
-        res.write(
-          frame({ seq: event.seq, type: event.type, data: event.data as Record<string, unknown> }),
-        );
-      }
-    }
+  const state = live === undefined ? await turnState(options.db, options.turnId) : "open";
+  if (state === "gone") {
     res.end();
     return;
+  }
+  if (state === "finished") {
+    const stored = await loadTurnEvents(options.db, options.turnId);
+    // The record says finished; once its terminal event is stored too, nothing more will be
+    // announced. The instance that ran it stores that event just after the record, so in
+    // between the stream follows the announcements below, as for a running turn.
+    if (stored.some((event) => TERMINAL_EVENT_TYPES.has(event.type))) {
+      for (const event of stored) {
+        if (event.seq > after) {
+          res.write(
+            frame({
+              seq: event.seq,
+              type: event.type,
+              data: event.data as Record<string, unknown>,
+            }),
+          );
+        }
+      }
+      res.end();
+      return;
+    }
   }
 
   await new Promise<void>((resolve) => {
@@ -107,11 +121,15 @@ export async function streamTurnEvents(
   });
 }
 
-async function turnIsFinished(db: Kysely<DatabaseSchema>, turnId: string): Promise<boolean> {
+async function turnState(
+  db: Kysely<DatabaseSchema>,
+  turnId: string,
+): Promise<"open" | "finished" | "gone"> {
   const row = await db
     .selectFrom("turns")
     .select("status")
     .where("id", "=", turnId)
     .executeTakeFirst();
-  return row === undefined || row.status === "succeeded" || row.status === "failed";
+  if (row === undefined) return "gone";
+  return row.status === "succeeded" || row.status === "failed" ? "finished" : "open";
 }

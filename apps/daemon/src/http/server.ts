@@ -51,7 +51,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // JSON only: a text body would reach validation as a string and blur the error.
   app.removeContentTypeParser("text/plain");
   // UTF-8 only, and no string PostgreSQL cannot store (NUL, lone surrogates): a 4xx with a
-  // stable code before any route runs, on the daemon's and the hub's routes alike.
+  // stable code before any route runs, on the daemon's routes and on any an extension adds.
   useStrictJsonBodies(app);
 
   app.setErrorHandler((error: FastifyError | ApiError | IntakeError, _request, reply) => {

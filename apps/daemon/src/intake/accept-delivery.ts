@@ -53,7 +53,7 @@ export async function acceptDelivery(
   }
   let delivery;
   try {
-    // The HTTP parser refuses such text already; callers inside the process (the hub) get
+    // The HTTP parser refuses such text already; callers inside the process (an extension) get
     // the same refusal instead of a database error that would quote the text.
     checkStorableText(input);
     delivery = parseDelivery(input);

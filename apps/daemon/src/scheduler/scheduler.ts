@@ -286,6 +286,9 @@ export class Scheduler {
    */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
+      // First no new job, then abort: a delivery an aborted turn puts back in line must wait
+      // for another daemon (or the next start), not run here again with an aborted signal.
+      this.#queue.stopTaking();
       this.#abort.abort();
       await Promise.allSettled([...this.#running]);
       await this.#queue.close();

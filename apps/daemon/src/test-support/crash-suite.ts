@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { watchdogOf } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "./backends.ts";
 import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
@@ -100,6 +101,12 @@ export function defineCrashSuite(backend: Backend): void {
         );
         expect(orphanPids).toHaveLength(2);
 
+        // The watchdog goes first (as when the machine's OOM killer takes both; a lone
+        // daemon's watchdog is tested in orphan-watchdog.test.ts): only the lease and the
+        // next daemon's look for leftovers remain to end the turns' processes.
+        const watchdog = await watchdogOf(first.process.pid ?? -1);
+        expect(watchdog).not.toBeNull();
+        process.kill(watchdog ?? -1, "SIGKILL");
         first.process.kill("SIGKILL");
         expect((await first.exited).signal).toBe("SIGKILL");
         // The killed daemon's turns live on (their process groups are detached from it).

@@ -45,4 +45,4 @@ export {
   type UnclassifiedBlock,
   type WireManifest,
 } from "./wire-manifest.ts";
-export { processesWithMarker } from "./processes.ts";
+export { processesWithMarker, watchdogOf } from "./processes.ts";

@@ -21,3 +21,21 @@ export async function processesWithMarker(variable: string, value: string): Prom
   }
   return found;
 }
+
+/**
+ * The orphan watchdog (see orphan-watchdog.ts) a live service process started: its child that
+ * runs the watchdog script; null when there is none.
+ */
+export async function watchdogOf(servicePid: number): Promise<number | null> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const [cmdline, stat] = await Promise.all([
+      readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => ""),
+      readFile(`/proc/${entry}/stat`, "utf8").catch(() => ""),
+    ]);
+    // The parent pid is the second field after the parenthesised command name.
+    const parent = Number(/\) \S (\d+)/.exec(stat)?.[1]);
+    if (parent === servicePid && cmdline.includes("orphan-watchdog")) return Number(entry);
+  }
+  return null;
+}
