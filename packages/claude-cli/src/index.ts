@@ -14,6 +14,11 @@ export {
 export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
 export {
+  WarmClaudeProcess,
+  type WarmProcessOptions,
+  type WarmTurnOptions,
+} from "./warm-process.ts";
+export {
   readRuntimeTranscript,
   writeRuntimeTranscript,
   type RuntimeTranscript,

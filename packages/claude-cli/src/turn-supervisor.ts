@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { definedEntries } from "./child-env.ts";
 import { killProcessGroup } from "./process-group.ts";
 import {
   LineSplitter,
@@ -184,10 +185,4 @@ export function superviseTurn(
     });
     options.signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-function definedEntries(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }

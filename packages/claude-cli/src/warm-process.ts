@@ -1,0 +1,271 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { killProcessGroup } from "./process-group.ts";
+import {
+  isInitEvent,
+  isResultEvent,
+  LineSplitter,
+  parseStreamLine,
+  sessionIdOf,
+  type ClaudeResultEvent,
+  type ClaudeStreamEvent,
+} from "./stream-json.ts";
+import { definedEntries } from "./child-env.ts";
+import { DEFAULT_KILL_GRACE_MS } from "./turn-options.ts";
+import { classify, type TerminationCause } from "./turn-outcome.ts";
+import { failure, type ClaudeTurnResult } from "./turn-result.ts";
+
+/**
+ * One Claude Code process kept alive between the turns of a session ("warm"): started like a
+ * cold turn (`claude -p … [--resume <id> --resume-session-at <uuid>]`) plus
+ * `--input-format stream-json`, it reads each later user message as a JSON line on standard
+ * input and answers with the same stream-json events, ending each turn with a `result`.
+ * Measured with the pinned CLI: a warm turn sends the same request bytes as a cold resume of
+ * the same session while the instruction files it read at start are unchanged (WIRE-NOTES.md),
+ * and skips the process start. The caller decides when warm is allowed: the process keeps the
+ * CLAUDE.md it read at start.
+ *
+ * Rules kept here: one turn at a time; a turn that fails in any way (error result, timeout,
+ * abort, crash) ends the process, so nothing of a failed turn is carried into a later one;
+ * the process runs in its own process group, ended as a whole.
+ */
+export interface WarmProcessOptions {
+  readonly claudePath: string;
+  readonly cwd: string;
+  /** The cold path's arguments (`buildClaudeArgs`); `--input-format stream-json` is added. */
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Grace between SIGTERM and SIGKILL when the process is ended (default 2000 ms). */
+  readonly killGraceMs?: number;
+}
+
+export interface WarmTurnOptions {
+  readonly prompt: string;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ClaudeStreamEvent) => void;
+}
+
+const STDERR_TAIL_CHARS = 8192;
+
+interface CurrentTurn {
+  readonly options: WarmTurnOptions;
+  readonly events: ClaudeStreamEvent[];
+  readonly settle: (result: ClaudeTurnResult) => void;
+  firstInvalidLine: string | null;
+  terminatedBy: TerminationCause | null;
+}
+
+export class WarmClaudeProcess {
+  private readonly child: ChildProcessWithoutNullStreams | null;
+  private readonly killGraceMs: number;
+  private readonly splitter = new LineSplitter();
+  private current: CurrentTurn | null = null;
+  private initSessionId: string | null = null;
+  private stderrTail = "";
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private escalatedToSigkill = false;
+  private spawnError: unknown = null;
+  private ending: Promise<void> | null = null;
+  private readonly exited: Promise<void>;
+
+  private constructor(options: WarmProcessOptions) {
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    let child: ChildProcessWithoutNullStreams | null = null;
+    try {
+      child = spawn(options.claudePath, [...options.args, "--input-format", "stream-json"], {
+        cwd: options.cwd,
+        env: definedEntries(options.env),
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      this.spawnError = error;
+    }
+    this.child = child;
+    if (child === null) {
+      this.exit = { code: null, signal: null };
+      this.exited = Promise.resolve();
+      return;
+    }
+    this.exited = new Promise((resolve) =>
+      child.once("close", () => {
+        resolve();
+      }),
+    );
+    child.on("error", (error) => {
+      if (child.pid === undefined) this.spawnError = error;
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      for (const line of this.splitter.push(chunk)) this.handleLine(line);
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    child.on("exit", (code, signal) => {
+      this.exit = { code, signal };
+      // Whatever the CLI started goes with it.
+      if (child.pid !== undefined) killProcessGroup(child.pid, "SIGKILL");
+    });
+    child.on("close", () => {
+      for (const line of this.splitter.end()) this.handleLine(line);
+      this.exit ??= { code: null, signal: null };
+      this.settleCurrent(null);
+    });
+  }
+
+  /** Starts the process; it waits for its first message. */
+  static start(options: WarmProcessOptions): WarmClaudeProcess {
+    return new WarmClaudeProcess(options);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Whether a turn may run now: the process lives and no turn runs. */
+  get idle(): boolean {
+    return this.exit === null && this.ending === null && this.current === null;
+  }
+
+  get ended(): boolean {
+    return this.exit !== null;
+  }
+
+  /** Sends one user message and resolves with the turn's outcome; a failed turn ends the process. */
+  runTurn(options: WarmTurnOptions): Promise<ClaudeTurnResult> {
+    if (this.current !== null) {
+      return Promise.reject(new Error("A turn is already running in this warm process."));
+    }
+    const child = this.child;
+    if (child === null || child.pid === undefined || this.exit !== null || this.ending !== null) {
+      const cause = this.spawnError instanceof Error ? ` (${this.spawnError.message})` : "";
+      return Promise.resolve(
+        failure(
+          "crashed",
+          `The warm Claude Code process is not running${cause}; run the turn cold.`,
+        ),
+      );
+    }
+    return new Promise<ClaudeTurnResult>((resolve) => {
+      const timer = setTimeout(() => {
+        this.terminate("timeout");
+      }, options.timeoutMs);
+      const onAbort = (): void => {
+        this.terminate("aborted");
+      };
+      const turn: CurrentTurn = {
+        options,
+        events: [],
+        firstInvalidLine: null,
+        terminatedBy: null,
+        settle: (result) => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onAbort);
+          this.current = null;
+          // Nothing of a failed turn may reach a later one: the process goes with it.
+          if (!result.ok) void this.end();
+          resolve(result);
+        },
+      };
+      this.current = turn;
+      if (options.signal?.aborted === true) {
+        this.terminate("aborted");
+        return;
+      }
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const message = { type: "user", message: { role: "user", content: options.prompt } };
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    });
+  }
+
+  /** Ends the process: its input closes, then its process group is terminated after the grace. */
+  end(): Promise<void> {
+    this.ending ??= (async () => {
+      const child = this.child;
+      if (child === null || this.exit !== null) return;
+      child.stdin.end();
+      const grace = (): Promise<void> =>
+        new Promise((resolve) => setTimeout(resolve, this.killGraceMs).unref());
+      await Promise.race([this.exited, grace()]);
+      if (this.running() && child.pid !== undefined) {
+        killProcessGroup(child.pid, "SIGTERM");
+        await Promise.race([this.exited, grace()]);
+        if (this.running()) {
+          this.escalatedToSigkill = true;
+          killProcessGroup(child.pid, "SIGKILL");
+        }
+      }
+      await this.exited;
+    })();
+    return this.ending;
+  }
+
+  /** Read through a call: the exit arrives while an `await` waits, which narrowing cannot see. */
+  private running(): boolean {
+    return this.exit === null;
+  }
+
+  /** A timeout or an abort: the process group is terminated at once, killed after the grace. */
+  private terminate(cause: TerminationCause): void {
+    const turn = this.current;
+    const child = this.child;
+    if (turn === null || turn.terminatedBy !== null || child?.pid === undefined) return;
+    turn.terminatedBy = cause;
+    const pid = child.pid;
+    this.ending ??= (async () => {
+      killProcessGroup(pid, "SIGTERM");
+      await Promise.race([
+        this.exited,
+        new Promise<void>((resolve) => setTimeout(resolve, this.killGraceMs).unref()),
+      ]);
+      if (this.running()) {
+        this.escalatedToSigkill = true;
+        killProcessGroup(pid, "SIGKILL");
+      }
+      await this.exited;
+    })();
+  }
+
+  private handleLine(line: string): void {
+    const parsed = parseStreamLine(line);
+    if (parsed.kind === "blank") return;
+    const turn = this.current;
+    if (parsed.kind === "invalid") {
+      if (turn !== null) turn.firstInvalidLine ??= line;
+      return;
+    }
+    const event = parsed.event;
+    if (isInitEvent(event)) this.initSessionId ??= sessionIdOf(event);
+    if (turn === null) return;
+    turn.events.push(event);
+    try {
+      turn.options.onEvent?.(event);
+    } catch {
+      // A listener's failure is the caller's to handle; the turn's outcome does not change.
+    }
+    if (isResultEvent(event)) this.settleCurrent(event);
+  }
+
+  private settleCurrent(resultEvent: ClaudeResultEvent | null): void {
+    const turn = this.current;
+    if (turn === null) return;
+    turn.settle(
+      classify({
+        timeoutMs: turn.options.timeoutMs,
+        killGraceMs: this.killGraceMs,
+        resultEvent,
+        initSessionId: this.initSessionId,
+        firstInvalidLine: turn.firstInvalidLine,
+        stderrTail: this.stderrTail,
+        // A turn settled by its result ran in a process that lives on.
+        exit: resultEvent === null ? this.exit : null,
+        terminatedBy: turn.terminatedBy,
+        escalatedToSigkill: this.escalatedToSigkill,
+        events: turn.events,
+      }),
+    );
+  }
+}
