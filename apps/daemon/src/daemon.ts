@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { assertWorkspaceIsolated, startOrphanWatchdog } from "@talkide/claude-cli";
+import { assertWorkspaceIsolated, definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import type { DaemonConfig } from "./config.ts";
 import {
@@ -25,7 +25,6 @@ import { Scheduler } from "./scheduler/scheduler.ts";
 import { listAgents } from "./store/agents.ts";
 import { ensureAdminToken, generateToken } from "./store/tokens.ts";
 import { upstreamExtension } from "./upstream/upstream-extension.ts";
-import { definedEntries } from "./util/env.ts";
 
 export interface StartDaemonOptions {
   readonly config: DaemonConfig;

@@ -1,5 +1,6 @@
 export { findBundledClaudePath } from "./bundled-claude.ts";
 export { buildClaudeArgs, MAX_ARGUMENT_BYTES, type ClaudeArgsOptions } from "./claude-args.ts";
+export { definedEntries } from "./child-env.ts";
 export { perTurnCostUsd } from "./cost.ts";
 export { ClaudeCliError, type ClaudeCliErrorCode } from "./errors.ts";
 export {

@@ -1,4 +1,5 @@
 import {
+  definedEntries,
   perTurnCostUsd,
   readRuntimeTranscript,
   WorkspaceIsolationError,
@@ -24,7 +25,6 @@ import { materialiseTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
 import { finishTurn, interruptTurn, startTurn } from "../store/turns.ts";
-import { definedEntries } from "../util/env.ts";
 
 export interface StandingPrompt {
   readonly text: string;

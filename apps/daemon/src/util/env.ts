@@ -1,8 +1,0 @@
-/** An environment without unset entries, as child processes take it. */
-export function definedEntries(
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
-}
