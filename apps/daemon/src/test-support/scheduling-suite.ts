@@ -150,10 +150,7 @@ export function defineSchedulingSuite(backend: Backend): void {
     });
 
     it("keeps a busy conversation's later deliveries waiting while other conversations proceed", async () => {
-      // Each busy turn outlasts the queue's polling interval (0.5 s): an idle worker may only
-      // see the other conversation's job at its next poll (pg-boss wakes one worker by id), and
-      // the point here is the order, not that latency.
-      const { td, dir } = await daemon(() => "sleep 1.5", { concurrency: 4 });
+      const { td, dir } = await daemon(() => "sleep 0.3", { concurrency: 4 });
       await td.api.registerAgent("max", join(dir, "ws"));
       const busy = await Promise.all(
         [1, 2, 3].map(() => td.api.deliver("max", makeDelivery({ conversation_id: "c-slow" }))),
