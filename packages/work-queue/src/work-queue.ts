@@ -236,7 +236,7 @@ export class WorkQueue<T extends object> {
         return { position, result: created.result };
       }),
     );
-    if (this.workerId !== null) this.boss.notifyWorker(this.workerId);
+    this.wakeWorkers();
     return { jobId: id, position, result };
   }
 
@@ -318,7 +318,7 @@ export class WorkQueue<T extends object> {
         }
         // The key's next job may be waiting: look at once instead of after the polling
         // interval (nothing notifies a finished job, and PGlite cannot LISTEN at all).
-        if (this.workerId !== null && !this.stoppedTaking) this.boss.notifyWorker(this.workerId);
+        this.wakeWorkers();
       },
     );
     const everyMs = Math.max(1000, Math.floor((this.leaseSeconds * 1000) / 3));
@@ -328,6 +328,19 @@ export class WorkQueue<T extends object> {
     }, everyMs);
     this.sweepTimer.unref();
     await this.sweep();
+  }
+
+  /**
+   * Wakes every worker of this queue on this instance, not just the first: pg-boss's
+   * `notifyWorker` wakes one worker by id, and the id `work()` returns is the first of its
+   * `localConcurrency` workers, often the one busy with a long job, while the idle ones would
+   * sleep out their polling interval before seeing another key's job.
+   */
+  private wakeWorkers(): void {
+    if (this.workerId === null || this.stoppedTaking) return;
+    for (const worker of this.boss.getWipData()) {
+      if (worker.name === this.options.queue) this.boss.notifyWorker(worker.id);
+    }
   }
 
   /**
