@@ -310,6 +310,11 @@ export class WorkQueue<T extends object> {
         batchSize: 1,
         localConcurrency: this.options.concurrency ?? 8,
         pollingIntervalSeconds: 0.5,
+        // With LISTEN/NOTIFY up (a server), pg-boss polls only every 30 s by default and relies
+        // on a NOTIFY per new job. But nothing notifies when a lane frees up (a job finished or
+        // an abandoned one deleted, on another instance): its next job would wait out that
+        // poll. One cheap fetch a second per worker bounds every missed wake-up to a second.
+        notifyPollingIntervalSeconds: 1,
         heartbeatRefreshSeconds: this.leaseSeconds / 4,
       },
       async (jobs: Job<Envelope<T>>[]) => {
@@ -327,6 +332,8 @@ export class WorkQueue<T extends object> {
       this.sweep().catch(() => undefined);
     }, everyMs);
     this.sweepTimer.unref();
+    // A job enqueued while the workers were being registered found none to wake.
+    this.wakeWorkers();
     await this.sweep();
   }
 
@@ -337,7 +344,7 @@ export class WorkQueue<T extends object> {
    * sleep out their polling interval before seeing another key's job.
    */
   private wakeWorkers(): void {
-    if (this.workerId === null || this.stoppedTaking) return;
+    if (this.stoppedTaking) return;
     for (const worker of this.boss.getWipData()) {
       if (worker.name === this.options.queue) this.boss.notifyWorker(worker.id);
     }
@@ -380,6 +387,8 @@ export class WorkQueue<T extends object> {
       });
       await this.boss.deleteJob(this.options.queue, row.id);
     }
+    // The deleted jobs held their keys: the next job of each may run now.
+    if (rows.length > 0) this.wakeWorkers();
   }
 
   /** The data of every job that still holds or waits in a lane (not finished, not swept). */

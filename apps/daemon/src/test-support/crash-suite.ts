@@ -85,7 +85,13 @@ export function defineCrashSuite(backend: Backend): void {
         await waitFor(
           async () => ((await readLines(log)).length >= 2 ? true : null),
           "two turns to be running",
-        );
+        ).catch(async (error: unknown) => {
+          // Say what the daemon was doing: a bare timeout here once cost a CI run its answer.
+          const seen = await first.api.deliveries().catch(() => "unreadable");
+          throw new Error(
+            `${String(error)}\nturn log: ${JSON.stringify(await readLines(log))}\ndeliveries: ${JSON.stringify(seen)}\ndaemon log (last 30): ${JSON.stringify(first.logs.slice(-30))}`,
+          );
+        });
         const before = await first.api.deliveries();
         const stateOf = (list: typeof before, messageId: unknown) =>
           list.find((x) => x.messageId === messageId)?.state;
