@@ -20,6 +20,8 @@ describe("loadConfig", () => {
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,
       instanceLeaseSeconds: 20,
+      warmProcesses: 4,
+      warmIdleMs: 600_000,
       anthropicApiKey: null,
       anthropicBaseUrl: null,
       claudeEnvPassthrough: [],

@@ -41,6 +41,13 @@ export interface Config {
    * `instance_lease_expired` and the project's queue goes on, on any instance (10–30).
    */
   readonly instanceLeaseSeconds: number;
+  /**
+   * Claude Code processes kept alive between a project's turns ("warm"), at most; the least
+   * recently used is ended first. 0 starts a process for every turn.
+   */
+  readonly warmProcesses: number;
+  /** A warm process idle this long is ended. */
+  readonly warmIdleMs: number;
   readonly anthropicApiKey: string | null;
   readonly anthropicBaseUrl: string | null;
   /** Extra environment variable names handed to the spawned CLI (e.g. HTTPS_PROXY). */
@@ -123,6 +130,8 @@ const envSchema = z.object({
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
   TALKIDE_INSTANCE_LEASE_SECONDS: integer(20, 10, 30),
+  TALKIDE_WARM_PROCESSES: integer(4, 0, 256),
+  TALKIDE_WARM_IDLE_SECONDS: integer(600, 1, 7 * 24 * 3600),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.preprocess(
     blankToUndefined,
@@ -220,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
     instanceLeaseSeconds: e.TALKIDE_INSTANCE_LEASE_SECONDS,
+    warmProcesses: e.TALKIDE_WARM_PROCESSES,
+    warmIdleMs: e.TALKIDE_WARM_IDLE_SECONDS * 1000,
     anthropicApiKey: e.ANTHROPIC_API_KEY ?? null,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
     claudeEnvPassthrough: passthrough,

@@ -9,11 +9,12 @@ import {
   findBundledClaudePath,
   HERMETIC_CLAUDE_ENV,
   killLeftoverProcesses,
+  WarmProcessPool,
   startOrphanWatchdog,
 } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
-import { failTurnsWithoutJob, openTurnQueue } from "./agent/turn-queue.ts";
+import { failTurnsWithoutJob, openTurnQueue, processMarkersOf } from "./agent/turn-queue.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import { assertWorkspacesIsolated, assertWorkspacesRootIsolated } from "./agent/workspace-guard.ts";
 import type { Config } from "./config.ts";
@@ -47,6 +48,8 @@ export interface RunningService {
   readonly database: Database;
   readonly app: FastifyInstance;
   readonly runner: TurnRunner;
+  /** The projects' kept-alive Claude Code processes (issue 15). */
+  readonly warm: WarmProcessPool;
   /** Set on the first start of an empty database when the demo is enabled. */
   readonly demo: DemoSeed | null;
   /** The local fake Messages API, when no ANTHROPIC_API_KEY is configured. */
@@ -105,7 +108,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (database.kind === "embedded") await queue.reclaimAfterRestart();
     const withoutJob = await failTurnsWithoutJob(database.db, queue);
     if (withoutJob.length > 0) {
-      const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, withoutJob);
+      const leftovers = await killLeftoverProcesses(
+        TURN_ID_VARIABLE,
+        await processMarkersOf(database.db, withoutJob),
+      );
       logger.warn(
         { turns: withoutJob.length, killedProcesses: leftovers.killed.length },
         "marked turns of a previous run as failed and ended their processes",
@@ -157,7 +163,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
 
     const parentEnv = options.parentEnv ?? process.env;
+    // Projects' Claude Code processes kept alive between turns while nothing they read changed
+    // (issue 15). The runner ends them on close; the watchdog, if this process dies.
+    const warm = new WarmProcessPool({
+      capacity: config.warmProcesses,
+      idleMs: config.warmIdleMs,
+      onEnded: (key, process, reason) => {
+        logger.info({ key, pid: process.pid, reason }, "warm process ended");
+      },
+    });
+    cleanups.push(() => warm.close());
     const runner = new TurnRunner({
+      warm,
       db: database.db,
       logger,
       layout: config.contextLayout,
@@ -230,6 +247,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       database,
       app,
       runner,
+      warm,
       demo,
       demoModel,
       claudePath,

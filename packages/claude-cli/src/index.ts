@@ -15,6 +15,16 @@ export {
 export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
 export {
+  WarmProcessPool,
+  isAtSessionPoint,
+  startupFileDigests,
+  warmContextDigest,
+  warmFingerprint,
+  type Checkout,
+  type ColdReason,
+  type WarmPoolOptions,
+} from "./warm-pool.ts";
+export {
   WarmClaudeProcess,
   type WarmProcessOptions,
   type WarmTurnOptions,

@@ -12,7 +12,8 @@ import {
 import { definedEntries } from "./child-env.ts";
 import { DEFAULT_KILL_GRACE_MS } from "./turn-options.ts";
 import { classify, type TerminationCause } from "./turn-outcome.ts";
-import { failure, type ClaudeTurnResult } from "./turn-result.ts";
+import { checkBeforeSpawn, spawnFailure } from "./turn-preflight.ts";
+import { failure, type ClaudeTurnFailure, type ClaudeTurnResult } from "./turn-result.ts";
 
 /**
  * One Claude Code process kept alive between the turns of a session ("warm"): started like a
@@ -36,6 +37,11 @@ export interface WarmProcessOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Grace between SIGTERM and SIGKILL when the process is ended (default 2000 ms). */
   readonly killGraceMs?: number;
+  /**
+   * The caller's name for this process (the marker value its environment carries, say), kept
+   * for whoever later finds it in a pool.
+   */
+  readonly tag?: string;
 }
 
 export interface WarmTurnOptions {
@@ -67,10 +73,23 @@ export class WarmClaudeProcess {
   private spawnError: unknown = null;
   private ending: Promise<void> | null = null;
   private readonly exited: Promise<void>;
+  readonly tag: string | undefined;
+  private readonly claudePath: string;
+  /** Why the process could not be started (a missing binary, a missing directory), if so. */
+  private readonly notStarted: ClaudeTurnFailure | null;
 
-  private constructor(options: WarmProcessOptions) {
+  private constructor(options: WarmProcessOptions, notStarted: ClaudeTurnFailure | null) {
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.tag = options.tag;
+    this.claudePath = options.claudePath;
+    this.notStarted = notStarted;
     let child: ChildProcessWithoutNullStreams | null = null;
+    if (notStarted !== null) {
+      this.child = null;
+      this.exit = { code: null, signal: null };
+      this.exited = Promise.resolve();
+      return;
+    }
     try {
       child = spawn(options.claudePath, [...options.args, "--input-format", "stream-json"], {
         cwd: options.cwd,
@@ -116,9 +135,14 @@ export class WarmClaudeProcess {
     });
   }
 
-  /** Starts the process; it waits for its first message. */
-  static start(options: WarmProcessOptions): WarmClaudeProcess {
-    return new WarmClaudeProcess(options);
+  /**
+   * Starts the process; it waits for its first message. The same checks as a cold turn's
+   * come first: a missing binary or working directory is the first turn's failure, with the
+   * same reason and message (`binary_missing`, `spawn_failed`).
+   */
+  static async start(options: WarmProcessOptions): Promise<WarmClaudeProcess> {
+    const notStarted = await checkBeforeSpawn(options.claudePath, options.cwd);
+    return new WarmClaudeProcess(options, notStarted);
   }
 
   get pid(): number | undefined {
@@ -134,19 +158,24 @@ export class WarmClaudeProcess {
     return this.exit !== null;
   }
 
+  /** Resolves once the process has exited and its output is closed (whatever ended it). */
+  whenEnded(): Promise<void> {
+    return this.exited;
+  }
+
   /** Sends one user message and resolves with the turn's outcome; a failed turn ends the process. */
   runTurn(options: WarmTurnOptions): Promise<ClaudeTurnResult> {
     if (this.current !== null) {
       return Promise.reject(new Error("A turn is already running in this warm process."));
     }
+    if (this.notStarted !== null) return Promise.resolve(this.notStarted);
+    if (this.spawnError !== null) {
+      return Promise.resolve(spawnFailure(this.claudePath, this.spawnError));
+    }
     const child = this.child;
     if (child === null || child.pid === undefined || this.exit !== null || this.ending !== null) {
-      const cause = this.spawnError instanceof Error ? ` (${this.spawnError.message})` : "";
       return Promise.resolve(
-        failure(
-          "crashed",
-          `The warm Claude Code process is not running${cause}; run the turn cold.`,
-        ),
+        failure("crashed", "The warm Claude Code process is not running; run the turn cold."),
       );
     }
     return new Promise<ClaudeTurnResult>((resolve) => {
@@ -252,6 +281,10 @@ export class WarmClaudeProcess {
   private settleCurrent(resultEvent: ClaudeResultEvent | null): void {
     const turn = this.current;
     if (turn === null) return;
+    if (this.spawnError !== null) {
+      turn.settle(spawnFailure(this.claudePath, this.spawnError));
+      return;
+    }
     turn.settle(
       classify({
         timeoutMs: turn.options.timeoutMs,

@@ -92,7 +92,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
     return result;
   }
 
-  function warm(after: ClaudeTurnSuccess): WarmClaudeProcess {
+  function warm(after: ClaudeTurnSuccess): Promise<WarmClaudeProcess> {
     return WarmClaudeProcess.start({
       claudePath,
       cwd: project,
@@ -122,7 +122,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
     expect(await writeRuntimeTranscript(configDir, afterFirst)).toBe(true);
     last = first;
     for (const prompt of prompts) {
-      const once = warm(last);
+      const once = await warm(last);
       const result = await once.runTurn({ prompt, timeoutMs: 120_000 });
       await once.end();
       if (!result.ok) throw new Error(`cold stream-json turn failed: ${result.message}`);
@@ -132,7 +132,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
 
     // Warm: one process for both turns, from the same point of the same session.
     expect(await writeRuntimeTranscript(configDir, afterFirst)).toBe(true);
-    const warmProcess = warm(first);
+    const warmProcess = await warm(first);
     try {
       for (const prompt of prompts) {
         const result = await warmProcess.runTurn({ prompt, timeoutMs: 120_000 });
@@ -153,7 +153,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
 
   it("ends the process with a failed turn, so nothing of it reaches a later one", async () => {
     const first = await cold("Before the refusal.");
-    const warmProcess = warm(first);
+    const warmProcess = await warm(first);
     const refused = await warmProcess.runTurn({ prompt: `Say ${REFUSED}.`, timeoutMs: 120_000 });
     expect(refused).toMatchObject({ ok: false, reason: "is_error" });
     await warmProcess.end();
@@ -168,7 +168,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
 
   it("ends the whole process group on abort, with the turn reported as aborted", async () => {
     const first = await cold("Before the slow one.");
-    const warmProcess = warm(first);
+    const warmProcess = await warm(first);
     const abort = new AbortController();
     const pending = warmProcess.runTurn({
       prompt: `Say ${SLOW}.`,

@@ -1,9 +1,9 @@
 import { apiRetryOf, isSyntheticAssistantEvent, type ClaudeStreamEvent } from "@talkide/claude-cli";
 import { apiRetryEventData } from "./retry-event.ts";
-import type { LiveTurn } from "./turn-events.ts";
+import type { TurnEmitter } from "./turn-events.ts";
 
 /** Claude Code's stream, reduced to what a client of the API needs to follow a turn. */
-export function forwardAgentEvent(event: ClaudeStreamEvent, live: LiveTurn): void {
+export function forwardAgentEvent(event: ClaudeStreamEvent, live: TurnEmitter): void {
   if (event.type === "system" && event.subtype === "init") {
     live.emit("agent.init", {
       sessionId: typeof event.session_id === "string" ? event.session_id : null,

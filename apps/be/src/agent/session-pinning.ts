@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { AgentSessionsTable, DatabaseSchema } from "../db/schema.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import type { ClaudeSettings } from "./claude-args.ts";
-import type { LiveTurn } from "./turn-events.ts";
+import type { TurnEmitter } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 export type SessionRow = Selectable<AgentSessionsTable>;
@@ -46,7 +46,7 @@ export function isPinnedToCurrentRelease(session: SessionRow, claude: ClaudeSett
 export async function resetSession(
   services: TurnServices,
   turn: TurnRow,
-  live: LiveTurn,
+  live: TurnEmitter,
   session: SessionRow,
   reason: SessionResetReason,
 ): Promise<void> {

@@ -7,29 +7,38 @@ import { derivePorts, probePort } from "@talkide/ports";
 import { prepareSpawnContext } from "../context/prepare.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
-import type { LiveTurn } from "./turn-events.ts";
+import type { TurnEmitter } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
 
-/** Prepares the turn's spawn; resolves to the workspace directory Claude Code runs in. */
+/** What a prepared spawn starts from: where Claude Code runs and what it reads at start. */
+export interface PreparedSpawn {
+  readonly workspaceDir: string;
+  /** The files the backend rendered, with their bytes. */
+  readonly rendered: ReadonlyArray<{ readonly path: string; readonly content: string }>;
+  /** Instruction files inside the workspace the backend did not write (relative paths). */
+  readonly instructionFiles: readonly string[];
+}
+
+/** Prepares the turn's spawn: context written, workspace checked, busy ports reported. */
 export async function prepareSpawn(
   services: TurnServices,
   turn: TurnRow,
-  live: LiveTurn,
-): Promise<string> {
-  const workspaceDir = await writeContext(services, turn, live);
-  await guard(services, turn, workspaceDir, live);
+  live: TurnEmitter,
+): Promise<PreparedSpawn> {
+  const { workspaceDir, rendered } = await writeContext(services, turn, live);
+  const instructionFiles = await guard(services, turn, workspaceDir, live);
   await reportBusyPorts(services, turn.project_id, live);
-  return workspaceDir;
+  return { workspaceDir, rendered, instructionFiles };
 }
 
 /** Render and write the context; a failure here means nothing was spawned. */
 async function writeContext(
   services: TurnServices,
   turn: TurnRow,
-  live: LiveTurn,
-): Promise<string> {
+  live: TurnEmitter,
+): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered">> {
   try {
     const prepared = await prepareSpawnContext(services.db, {
       projectId: turn.project_id,
@@ -42,7 +51,7 @@ async function writeContext(
       files: prepared.files,
       resumeReminderBytes: prepared.resumeReminderBytes,
     });
-    return prepared.project.workspace_dir;
+    return { workspaceDir: prepared.project.workspace_dir, rendered: prepared.contents };
   } catch (error) {
     if (error instanceof AppError) {
       throw new TurnFailure(
@@ -68,8 +77,8 @@ async function guard(
   services: TurnServices,
   turn: TurnRow,
   workspaceDir: string,
-  live: LiveTurn,
-): Promise<void> {
+  live: TurnEmitter,
+): Promise<readonly string[]> {
   let guarded: GuardedWorkspace;
   try {
     guarded = await guardWorkspace(workspaceDir, services.claude.claudeConfigDir);
@@ -94,13 +103,14 @@ async function guard(
         "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
     });
   }
+  return guarded.instructionFiles;
 }
 
 /** A busy derived port is reported, never worked around: the user decides what to do. */
 async function reportBusyPorts(
   services: TurnServices,
   projectId: number,
-  live: LiveTurn,
+  live: TurnEmitter,
 ): Promise<void> {
   const ports = derivePorts(projectId);
   for (const [service, port] of [

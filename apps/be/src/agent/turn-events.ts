@@ -14,6 +14,28 @@ export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["turn.succeede
 
 type Listener = (event: TurnEvent) => void;
 
+/** Where a turn's steps send their events. */
+export interface TurnEmitter {
+  emit(type: string, data: Record<string, unknown>): unknown;
+}
+
+/**
+ * Events of the steps before a turn's `turn.started` (session reset, context written, …), held
+ * back until it is known how the turn's process starts, then emitted in order after it: clients
+ * read the process from `turn.started`, and the decision needs the rendered context.
+ */
+export class HeldEvents implements TurnEmitter {
+  private readonly held: Array<{ type: string; data: Record<string, unknown> }> = [];
+
+  emit(type: string, data: Record<string, unknown>): void {
+    this.held.push({ type, data });
+  }
+
+  releaseTo(live: TurnEmitter): void {
+    for (const { type, data } of this.held.splice(0)) live.emit(type, data);
+  }
+}
+
 /**
  * A turn that is queued or running. Its events live in memory until the turn is finished
  * and every event is stored, so a subscriber gets the whole history and then each new event

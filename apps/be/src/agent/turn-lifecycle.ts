@@ -3,13 +3,22 @@
  * prepares and spawns Claude Code (once more, fresh, when the session is gone) and records the
  * outcome. Once the turn is claimed, any failure of a step is recorded as the turn's failure.
  */
-import { isUnknownSessionFailure } from "@talkide/claude-cli";
+import { type ClaudeTurnResult, isUnknownSessionFailure } from "@talkide/claude-cli";
+import { importSafe } from "@talkide/prompts";
 import { sql } from "kysely";
-import { spawnClaude } from "./claude-spawn.ts";
+import type { TurnRow } from "../domain/turns.ts";
+import { forwardAgentEvent } from "./agent-events.ts";
+import {
+  afterTurn,
+  startCold,
+  startupDigest,
+  takeProcess,
+  type TurnProcess,
+} from "./claude-spawn.ts";
 import { isPinnedToCurrentRelease, openSession, resetSession } from "./session-pinning.ts";
 import { materialiseSessionTranscript } from "./session-transcripts.ts";
 import { prepareSpawn } from "./spawn-preparation.ts";
-import type { LiveTurn } from "./turn-events.ts";
+import { HeldEvents, type LiveTurn } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import { failTurn, recordOutcome } from "./turn-outcome.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -39,35 +48,74 @@ export async function runTurn(
   const stale = session !== undefined && !isPinnedToCurrentRelease(session, claude);
   const staleSession = stale ? session : undefined;
   if (stale) session = undefined;
-  // Every turn spawns a new CLI process today ("cold"); a later kept-alive process will
-  // report "warm" here, so clients can tell the two apart from the start.
-  live.emit("turn.started", { turnId, resume: session !== undefined, process: "cold" });
-  logger.info(
-    { turnId, projectId: turn.project_id, resume: session !== undefined },
-    "turn started",
-  );
-
-  // From here on the turn may have processes: they must not outlive this instance.
-  services.watchdog.track(turnId);
+  // The steps before the spawn speak first into a holder: `turn.started` says how the
+  // process starts, which needs the rendered context, and it must come first.
+  const held = new HeldEvents();
+  const progress = { started: false };
+  const announce = (taken: TurnProcess | null): void => {
+    progress.started = true;
+    live.emit("turn.started", {
+      turnId,
+      resume: session !== undefined,
+      // A turn that fails before any process is started reports "cold", as it always did.
+      process: taken?.kind ?? "cold",
+      ...(taken?.coldReason == null ? {} : { coldReason: taken.coldReason }),
+    });
+    held.releaseTo(live);
+  };
+  let taken: TurnProcess | null = null;
   try {
     if (staleSession !== undefined) {
-      await resetSession(services, turn, live, staleSession, "agent_changed");
+      await resetSession(services, turn, held, staleSession, "agent_changed");
     }
-    const workspaceDir = await prepareSpawn(services, turn, live);
-    // Whichever instance ran the session's last turn, its stored transcript is what resumes.
-    if (session !== undefined)
+    const prepared = await prepareSpawn(services, turn, held);
+    const digest = await startupDigest(claude, prepared);
+    taken = await takeProcess(services, turn, prepared.workspaceDir, session, digest);
+    await recordProcess(services, turn, taken);
+    announce(taken);
+    logger.info(
+      {
+        turnId,
+        projectId: turn.project_id,
+        resume: session !== undefined,
+        process: taken.kind,
+        coldReason: taken.coldReason,
+      },
+      "turn started",
+    );
+    // Whichever instance ran the session's last turn, its stored transcript is what resumes
+    // (a warm process has it in memory already).
+    if (session !== undefined && taken.kind === "cold")
       await materialiseSessionTranscript(db, claude.claudeConfigDir, session);
-    let result = await spawnClaude(claude, turn, workspaceDir, session, live, signal);
+    let result = await runIn(services, turn, taken, live, signal);
     let resumedFrom = session;
-    if (session !== undefined && isUnknownSessionFailure(result)) {
+    if (session !== undefined && taken.kind === "cold" && isUnknownSessionFailure(result)) {
       // Claude Code no longer has the transcript (its state directory was cleared) or the
       // resume point: the conversation cannot continue, so this turn starts a new one.
       await resetSession(services, turn, live, session, "unknown_session");
       resumedFrom = undefined;
-      result = await spawnClaude(claude, turn, workspaceDir, undefined, live, signal);
+      taken = {
+        ...(await startCold(services, turn, prepared.workspaceDir, undefined)),
+        coldReason: "new_session",
+      };
+      await recordProcess(services, turn, taken);
+      result = await runIn(services, turn, taken, live, signal);
     }
     await recordOutcome(services, turn, live, result, resumedFrom);
+    // The kept process stands for what it read when it started: `digest`. Whatever changes on
+    // disk later (an instruction file the agent wrote) makes the next turn's digest differ.
+    afterTurn(
+      services,
+      turn,
+      taken,
+      result.ok
+        ? { ok: true, sessionId: result.sessionId, lastMessageId: result.lastMessageId }
+        : { ok: false },
+      digest,
+    );
   } catch (error) {
+    if (taken !== null) afterTurn(services, turn, taken, { ok: false }, "");
+    if (!progress.started) announce(null);
     const failure =
       error instanceof TurnFailure
         ? error
@@ -78,7 +126,39 @@ export async function runTurn(
     if (!(error instanceof TurnFailure))
       logger.error({ err: error, turnId }, "turn failed unexpectedly");
     await failTurn(services, turn, live, failure.code, failure.message, null, null, null);
-  } finally {
-    services.watchdog.untrack(turnId);
   }
+}
+
+/** The member's words as one message to the turn's process; its events go to the stream. */
+function runIn(
+  services: TurnServices,
+  turn: TurnRow,
+  taken: TurnProcess,
+  live: LiveTurn,
+  signal: AbortSignal,
+): Promise<ClaudeTurnResult> {
+  return taken.process.runTurn({
+    // Claude Code reads a file for every `@word` at a word start in a prompt, anywhere on the
+    // server and past the tool permissions; the member's words reach Mara with `\@`
+    // (README, "The member's message loads no file").
+    prompt: importSafe(turn.prompt),
+    timeoutMs: services.claude.timeoutMs,
+    signal,
+    onEvent: (event) => {
+      forwardAgentEvent(event, live);
+    },
+  });
+}
+
+/** Stored before the process runs: a dead instance's leftovers are found by the marker. */
+async function recordProcess(
+  services: TurnServices,
+  turn: TurnRow,
+  taken: TurnProcess,
+): Promise<void> {
+  await services.db
+    .updateTable("turns")
+    .set({ process: taken.kind, cold_reason: taken.coldReason, process_marker: taken.marker })
+    .where("id", "=", turn.id)
+    .execute();
 }

@@ -72,7 +72,10 @@ export async function failAbandonedTurn(
   const { turnId } = job.data;
   const outcome = ABANDONED_OUTCOME[job.reason];
   const failed = await recordTurnFailure(db, turnId, outcome.code, outcome.message);
-  const leftovers = await killLeftoverProcesses(TURN_ID_VARIABLE, [turnId]);
+  const leftovers = await killLeftoverProcesses(
+    TURN_ID_VARIABLE,
+    await processMarkersOf(db, [turnId]),
+  );
   if (!leftovers.supported) {
     logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
   }
@@ -80,6 +83,26 @@ export async function failAbandonedTurn(
     { turnId, reason: job.reason, recorded: failed, killedProcesses: leftovers.killed.length },
     "failed an abandoned turn and ended their processes on this machine",
   );
+}
+
+/**
+ * The marker values the turns' processes carry: each turn's own id, and for a warm turn the id
+ * of the earlier turn that started its process.
+ */
+export async function processMarkersOf(
+  db: Kysely<DatabaseSchema>,
+  turnIds: readonly string[],
+): Promise<string[]> {
+  if (turnIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("turns")
+    .select("process_marker")
+    .where("id", "in", turnIds)
+    .where("process_marker", "is not", null)
+    .execute();
+  const markers = new Set(turnIds);
+  for (const row of rows) if (row.process_marker !== null) markers.add(row.process_marker);
+  return [...markers];
 }
 
 /**

@@ -12,6 +12,10 @@ import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
 import { storeTurnEvent } from "./turn-event-store.ts";
 import { runTurn } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
+import { startWarmPruning } from "./warm-prune.ts";
+
+/** How often kept processes are checked against their sessions (see warm-prune.ts). */
+const WARM_PRUNE_EVERY_MS = 5_000;
 import type { TurnServices } from "./turn-services.ts";
 
 export interface TurnRunnerOptions extends Omit<TurnServices, "hub"> {
@@ -35,17 +39,19 @@ export class TurnRunner {
   private closing = false;
   private readonly options: TurnRunnerOptions;
   private readonly services: TurnServices;
+  private stopPruning: () => void = () => undefined;
 
   constructor(options: TurnRunnerOptions) {
     this.options = options;
     this.notifications = options.notifications;
-    const { db, logger, claude, layout, writeHooks, watchdog } = options;
+    const { db, logger, claude, layout, writeHooks, watchdog, warm } = options;
     this.services = {
       db,
       logger,
       claude,
       layout,
       watchdog,
+      warm,
       ...(writeHooks === undefined ? {} : { writeHooks }),
       hub: this.hub,
     };
@@ -98,6 +104,12 @@ export class TurnRunner {
 
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */
   start(): Promise<void> {
+    this.stopPruning = startWarmPruning(
+      this.options.db,
+      this.options.warm,
+      this.options.logger,
+      WARM_PRUNE_EVERY_MS,
+    );
     return this.options.queue.work(
       (job, signal) => this.runQueued(job.data.turnId, signal),
       (job) => failAbandonedTurn(this.options.db, this.options.logger, job),
@@ -149,6 +161,9 @@ export class TurnRunner {
     this.options.queue.stopTaking();
     this.abort.abort();
     await this.options.queue.close();
+    // No turn runs any more: the kept processes end with the instance.
+    this.stopPruning();
+    await this.options.warm.close();
     this.hub.detachAll();
     await this.notifications.close();
   }

@@ -2,7 +2,7 @@
  * What the steps of a turn share: the database, the log, the pinned Claude Code settings, the
  * context layout and this instance's hub of live turns. One object, built once by the runner.
  */
-import type { OrphanWatchdog } from "@talkide/claude-cli";
+import type { OrphanWatchdog, WarmProcessPool } from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { ContextLayout } from "../context/prepare.ts";
@@ -20,4 +20,6 @@ export interface TurnServices {
   readonly hub: TurnEventHub;
   /** Ends this instance's turn processes when the instance dies, however it dies. */
   readonly watchdog: OrphanWatchdog;
+  /** This instance's kept-alive Claude Code processes, one per project at most. */
+  readonly warm: WarmProcessPool;
 }

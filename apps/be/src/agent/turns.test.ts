@@ -165,6 +165,7 @@ describe("turns with the fake claude", () => {
         turnId: first.events[0]?.data.turnId,
         resume: false,
         process: "cold",
+        coldReason: "new_session",
       });
       const bytesOf = (path: string) =>
         Buffer.byteLength(readFileSync(join(project.workspaceDir, path), "utf8"));
@@ -196,7 +197,12 @@ describe("turns with the fake claude", () => {
 
       const second = await sendMessage(service.harness, service.anna.token, project.id, "Pokračuj");
       const secondDone = terminalEvent(second.events).data;
-      expect(second.events[1]?.data).toMatchObject({ resume: true });
+      // Nothing the process read at start changed: the second message goes to it ("warm").
+      expect(second.events[1]?.data).toEqual({
+        turnId: second.events[0]?.data.turnId,
+        resume: true,
+        process: "warm",
+      });
       expect(second.events[2]?.data).toMatchObject({
         files: [
           { path: "CLAUDE.md", changed: false },
@@ -212,8 +218,18 @@ describe("turns with the fake claude", () => {
         cumulativeCostUsd: 0.025,
       });
 
+      // A third message after the process was ended (as by its idle timeout): a cold resume.
+      service.harness.service.warm.prune(() => false, "idle_timeout");
+      const third = await sendMessage(service.harness, service.anna.token, project.id, "A dál?");
+      const thirdDone = terminalEvent(third.events).data;
+      expect(third.events[1]?.data).toMatchObject({
+        resume: true,
+        process: "cold",
+        coldReason: "idle_timeout",
+      });
+
       const records = await readFakeClaudeRecords(record);
-      expect(records).toHaveLength(2);
+      expect(records).toHaveLength(3);
       const pluginDir = join(service.harness.dataDir, "plugins", "talkide-mara");
       const common = [
         "--plugin-dir",
@@ -228,14 +244,21 @@ describe("turns with the fake claude", () => {
         "--disallowedTools",
         "Agent(general-purpose),Agent(claude),Agent(statusline-setup),Agent(Explore),Agent(Plan)",
       ];
+      // Every message goes in as one stream-json line, warm or cold, so both send one request.
+      const streamJson = ["--input-format", "stream-json"];
       expect(records[0]?.argv).toEqual([
         "-p",
         "--output-format",
         "stream-json",
         "--verbose",
         ...common,
+        ...streamJson,
       ]);
-      expect(records[1]?.argv).toEqual([
+      // The warm turn ran in the first turn's process.
+      expect(records[1]?.pid).toBe(records[0]?.pid);
+      expect(records[1]?.argv).toEqual(records[0]?.argv);
+      expect(records[2]?.pid).not.toBe(records[0]?.pid);
+      expect(records[2]?.argv).toEqual([
         "-p",
         "--output-format",
         "stream-json",
@@ -246,19 +269,30 @@ describe("turns with the fake claude", () => {
         "--resume-session-at",
         expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
         ...common,
+        ...streamJson,
       ]);
-      expect(records.map((r) => r.cwd)).toEqual([project.workspaceDir, project.workspaceDir]);
-      expect(records.map((r) => r.stdin)).toEqual(["Ahoj Maro", "Pokračuj"]);
+      expect(records.map((r) => r.cwd)).toEqual([
+        project.workspaceDir,
+        project.workspaceDir,
+        project.workspaceDir,
+      ]);
+      expect(records.map((r) => [r.input, r.stdin])).toEqual([
+        ["stream-json", "Ahoj Maro"],
+        ["stream-json", "Pokračuj"],
+        ["stream-json", "A dál?"],
+      ]);
       const env = records[0]?.env ?? {};
       expect(env.CLAUDE_CONFIG_DIR).toBe(join(service.harness.dataDir, "claude"));
       expect(env.TMPDIR).toBe(join(service.harness.dataDir, "claude-tmp"));
       expect(env.ANTHROPIC_API_KEY).toBe("test-key");
       expect(env.DATABASE_URL).toBeUndefined();
       expect(env.SOME_SECRET).toBeUndefined();
-      // Leftovers of a killed service are found by the turn id every process of it carries.
+      // Leftovers of a killed service are found by the id every process carries: the turn
+      // that started it (a warm turn's process carries an earlier turn's id, on its record).
       expect(records.map((r) => r.env.TALKIDE_TURN_ID)).toEqual([
         firstDone.turnId,
-        secondDone.turnId,
+        firstDone.turnId,
+        thirdDone.turnId,
       ]);
       // The plugin directory holds exactly what the prompts package builds, outside the project.
       for (const file of buildMaraPlugin()) {
@@ -276,8 +310,14 @@ describe("turns with the fake claude", () => {
           t.cumulativeCostUsd,
         ]),
       ).toEqual([
+        [3, "succeeded", true, 0.0125, 0.0375],
         [2, "succeeded", true, 0.0125, 0.025],
         [1, "succeeded", false, 0.0125, 0.0125],
+      ]);
+      expect(turns.body.turns.map((t) => [t.process, t.coldReason])).toEqual([
+        ["cold", "idle_timeout"],
+        ["warm", null],
+        ["cold", "new_session"],
       ]);
       const page = await api<{ turns: Array<{ number: number }> }>(
         service.harness,

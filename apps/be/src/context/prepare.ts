@@ -70,6 +70,8 @@ export interface PreparedContext {
    * @talkide/claude-cli). 0 when none changed. A fresh session gets every file anyway.
    */
   readonly resumeReminderBytes: number;
+  /** Each rendered file's bytes, for the warm-process fingerprint; never sent in an event. */
+  readonly contents: ReadonlyArray<{ readonly path: string; readonly content: string }>;
 }
 
 /** project.yml is read by tools and people, never imported as instructions. */
@@ -115,5 +117,6 @@ export async function prepareSpawnContext(
     project,
     files: written,
     resumeReminderBytes: changedInstructionReminderBytes(changedInstructions),
+    contents: files.map((file) => ({ path: file.path, content: file.content })),
   };
 }

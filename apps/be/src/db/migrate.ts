@@ -6,6 +6,7 @@ import { sessionPinning } from "./migrations/0002_session_pinning.ts";
 import { workspaceInstructionFiles } from "./migrations/0003_workspace_instruction_files.ts";
 import { denseProjectIds } from "./migrations/0004_dense_project_ids.ts";
 import { sessionTranscripts } from "./migrations/0005_session_transcripts.ts";
+import { turnProcess } from "./migrations/0006_turn_process.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0003_workspace_instruction_files": workspaceInstructionFiles,
   "0004_dense_project_ids": denseProjectIds,
   "0005_session_transcripts": sessionTranscripts,
+  "0006_turn_process": turnProcess,
 };
 
 const provider: MigrationProvider = {

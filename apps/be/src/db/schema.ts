@@ -106,6 +106,12 @@ export interface TurnsTable {
   finished_at: NullableTimestamp;
   /** JSON array of workspace-relative paths; null until the pre-spawn check ran. */
   workspace_instruction_files: ColumnType<string | null, never, string | null>;
+  /** `warm` or `cold` (see migration 0006); null when no process was started. */
+  process: ColumnType<"warm" | "cold" | null, never, "warm" | "cold" | null>;
+  /** Why a cold turn did not run in a kept process; null for warm turns. */
+  cold_reason: ColumnType<string | null, never, string | null>;
+  /** The `TALKIDE_TURN_ID` value the turn's processes carry (the turn that started them). */
+  process_marker: ColumnType<string | null, never, string | null>;
 }
 
 export interface TurnEventsTable {

@@ -58,7 +58,8 @@ export async function withTurnContext(
   return turns.map((turn) => ({
     ...turn,
     context: contexts.get(turn.id) ?? null,
-    process: processes.get(turn.id) ?? null,
+    // The turn record says it since migration 0006; older turns have only their event.
+    process: turn.process ?? processes.get(turn.id) ?? null,
   }));
 }
 

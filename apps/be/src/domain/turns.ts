@@ -31,6 +31,13 @@ export interface TurnView {
    * write (e.g. an agent's `CLAUDE.local.md` or `.claude/rules/…`); empty when none or unchecked.
    */
   readonly workspaceInstructionFiles: readonly string[];
+  /**
+   * How the turn's Claude Code process started: `warm` (kept alive since the project's previous
+   * turn, nothing changed) or `cold` (a new one); null when none was started.
+   */
+  readonly process: "warm" | "cold" | null;
+  /** Why a cold turn could not run warm (`context_changed`, `idle_timeout`, …); null otherwise. */
+  readonly coldReason: string | null;
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
@@ -58,6 +65,8 @@ export function turnView(row: TurnRow): TurnView {
       row.workspace_instruction_files === null
         ? []
         : (JSON.parse(row.workspace_instruction_files) as string[]),
+    process: row.process,
+    coldReason: row.cold_reason,
     createdAt: toRfc3339(row.created_at),
     startedAt: toRfc3339OrNull(row.started_at),
     finishedAt: toRfc3339OrNull(row.finished_at),

@@ -8,8 +8,10 @@ export interface FakeClaudeRecord {
   readonly cwd: string;
   /** The child's whole environment. */
   readonly env: Readonly<Record<string, string>>;
-  /** Everything it read on standard input (the prompt). */
+  /** The prompt: everything read on standard input, or the turn's message with stream-json input. */
   readonly stdin: string;
+  /** How the prompt came: as text on standard input, or as one stream-json line of a warm process. */
+  readonly input: "text" | "stream-json";
   readonly scenario: string;
   /** What `FAKE_CLAUDE_RUN` did, or null when it was not set. */
   readonly run: {

@@ -22,11 +22,19 @@
 //                          not exit on its own)
 //   FAKE_CLAUDE_WRITE_CHUNK_BYTES  write stdout in pieces of this many bytes, pausing
 //                          between them (lines and UTF-8 characters arrive split)
+//   FAKE_CLAUDE_SCENARIO_FILE  when this file exists, its first line is the scenario of the
+//                          next turn (read per turn: a warm process can change behaviour)
+//
+// With `--input-format stream-json` it reads one user message per line of standard input
+// (`{"type":"user","message":{"role":"user","content":"…"}}`) and answers each as a turn of
+// the same session, staying up until its input ends, as the real CLI does. Each turn is one
+// record, whose `stdin` is the message's text and whose `input` is "stream-json".
 
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 
 const SCENARIOS = [
   "ok",
@@ -52,6 +60,7 @@ interface ParsedArgs {
   pluginDirs: string[];
   agent: string | null;
   version: boolean;
+  inputFormat: string | null;
 }
 
 interface SessionState {
@@ -88,6 +97,7 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     pluginDirs: [],
     agent: null,
     version: false,
+    inputFormat: null,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? "";
@@ -101,12 +111,25 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
     else if (arg === "--append-system-prompt") parsed.appendSystemPrompt = value;
     else if (arg === "--plugin-dir" && value !== null) parsed.pluginDirs.push(value);
     else if (arg === "--agent") parsed.agent = value;
+    else if (arg === "--input-format") parsed.inputFormat = value;
   }
   return parsed;
 }
 
+function rawScenario(): string {
+  const file = process.env["FAKE_CLAUDE_SCENARIO_FILE"];
+  if (file !== undefined && file !== "") {
+    try {
+      return (readFileSync(file, "utf8").split("\n")[0] ?? "").replace(/\s+$/, "");
+    } catch {
+      // No file: the environment decides.
+    }
+  }
+  return process.env["FAKE_CLAUDE_SCENARIO"] ?? "ok";
+}
+
 function scenarioFromEnv(): Scenario | null {
-  const raw = process.env["FAKE_CLAUDE_SCENARIO"] ?? "ok";
+  const raw = rawScenario();
   return SCENARIOS.find((s) => s === raw) ?? null;
 }
 
@@ -262,7 +285,13 @@ function resultEvent(fields: {
   };
 }
 
-function record(args: readonly string[], stdin: string, scenario: Scenario, run: unknown): void {
+function record(
+  args: readonly string[],
+  stdin: string,
+  scenario: Scenario,
+  run: unknown,
+  input: "text" | "stream-json",
+): void {
   const file = process.env["FAKE_CLAUDE_RECORD"];
   if (file === undefined || file === "") return;
   const line = {
@@ -273,6 +302,7 @@ function record(args: readonly string[], stdin: string, scenario: Scenario, run:
     stdin,
     scenario,
     run,
+    input,
   };
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
@@ -296,24 +326,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const args = parseArgs(argv);
   if (args.version) {
     process.stdout.write(`${process.env["FAKE_CLAUDE_VERSION"] ?? "2.1.330"} (Claude Code)\n`);
     return;
-  }
-  const scenario = scenarioFromEnv();
-  if (scenario === "hang" && process.env["FAKE_CLAUDE_IGNORE_SIGTERM"] === "1") {
-    // Installed before the init event, so a caller that saw init knows SIGTERM is ignored.
-    process.on("SIGTERM", () => undefined);
-  }
-  if (scenario === null) {
-    const raw = process.env["FAKE_CLAUDE_SCENARIO"] ?? "";
-    return exitWith(
-      64,
-      `fake claude: unknown FAKE_CLAUDE_SCENARIO ${JSON.stringify(raw)}; use one of ${SCENARIOS.join(", ")}\n`,
-    );
   }
   if (!args.print || args.outputFormat !== "stream-json") {
     return exitWith(64, "fake claude: only -p --output-format stream-json is implemented\n");
@@ -325,16 +342,71 @@ async function main(): Promise<void> {
       "Error: When using --print, --output-format=stream-json requires --verbose\n",
     );
   }
-  const stdin = readStdin();
+  if (args.inputFormat !== "stream-json") {
+    const scenario = checkedScenario();
+    if (scenario === null) return unknownScenario();
+    const stdin = readStdin();
+    await answer(argv, args, { text: stdin, input: "text" }, scenario, null);
+    return;
+  }
+  // One turn per input line, all in one session, until the input ends.
+  let session: SessionState | null = null;
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line === "") continue;
+    const scenario = checkedScenario();
+    if (scenario === null) return unknownScenario();
+    let text: string;
+    try {
+      const message = JSON.parse(line) as { message?: { content?: unknown } };
+      text = typeof message.message?.content === "string" ? message.message.content : "";
+    } catch {
+      return exitWith(1, `fake claude: not a JSON line on stdin: ${line.slice(0, 80)}\n`);
+    }
+    session = await answer(argv, args, { text, input: "stream-json" }, scenario, session);
+  }
+}
+
+function checkedScenario(): Scenario | null {
+  const scenario = scenarioFromEnv();
+  if (scenario === "hang" && process.env["FAKE_CLAUDE_IGNORE_SIGTERM"] === "1") {
+    // Installed before the init event, so a caller that saw init knows SIGTERM is ignored.
+    process.on("SIGTERM", () => undefined);
+  }
+  return scenario;
+}
+
+function unknownScenario(): Promise<never> {
+  return exitWith(
+    64,
+    `fake claude: unknown FAKE_CLAUDE_SCENARIO ${JSON.stringify(rawScenario())}; use one of ${SCENARIOS.join(", ")}\n`,
+  );
+}
+
+/**
+ * One turn: answers `prompt` in `current` (a warm process's session) or in the session the
+ * arguments name. Resolves with the session to continue; ends the process where the real CLI
+ * would (a crash, an error).
+ */
+async function answer(
+  argv: readonly string[],
+  args: ParsedArgs,
+  prompt: { text: string; input: "text" | "stream-json" },
+  scenario: Scenario,
+  current: SessionState | null,
+): Promise<SessionState> {
+  const startedAt = Date.now();
   const ran = runBeforeAnswer();
-  record(argv, stdin, scenario, ran);
+  record(argv, prompt.text, scenario, ran, prompt.input);
 
   const stateDir = process.env["FAKE_CLAUDE_STATE_DIR"] || undefined;
   const turnCost = numberFromEnv("FAKE_CLAUDE_TURN_COST_USD", 0.0125);
   const replyText = process.env["FAKE_CLAUDE_RESULT"] ?? "Done.";
 
   let session: SessionState;
-  if (args.resume !== null) {
+  if (current !== null) {
+    session = current;
+  } else if (args.resume !== null) {
     const known = loadSession(stateDir, args.resume);
     const unknown = scenario === "unknown_session" || (stateDir !== undefined && known === null);
     if (unknown) {
@@ -375,7 +447,7 @@ async function main(): Promise<void> {
     }
     case "hang": {
       setInterval(() => undefined, 60_000);
-      return;
+      return new Promise<never>(() => undefined);
     }
     case "is_error": {
       // The real CLI reports an API error with subtype "success" and is_error true (which
@@ -411,7 +483,10 @@ async function main(): Promise<void> {
   session.totalCostUsd = Math.round((session.totalCostUsd + turnCost) * 1e10) / 1e10;
   saveSession(stateDir, session);
   await emit(assistantEvent(session.sessionId, replyText));
-  if (scenario === "no_result") return;
+  if (scenario === "no_result") {
+    await drained(process.stdout);
+    process.exit(0);
+  }
   await emit(
     resultEvent({
       subtype: "success",
@@ -425,6 +500,7 @@ async function main(): Promise<void> {
   );
   const lingerMs = numberFromEnv("FAKE_CLAUDE_LINGER_MS", 0);
   if (lingerMs > 0) await sleep(lingerMs);
+  return session;
 }
 
 await main();
