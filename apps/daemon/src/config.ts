@@ -37,6 +37,15 @@ const envSchema = z.object({
     30 * 60_000,
   ),
   TALKIDE_DAEMON_MAX_ATTEMPTS: positiveInt("TALKIDE_DAEMON_MAX_ATTEMPTS").default(3),
+  TALKIDE_DAEMON_WARM_PROCESSES: z.coerce
+    .number({ error: "TALKIDE_DAEMON_WARM_PROCESSES must be a whole number" })
+    .int("TALKIDE_DAEMON_WARM_PROCESSES must be a whole number")
+    .min(0, "TALKIDE_DAEMON_WARM_PROCESSES must be 0 or more (0 runs every turn cold)")
+    .max(256, "TALKIDE_DAEMON_WARM_PROCESSES must be at most 256")
+    .default(4),
+  TALKIDE_DAEMON_WARM_IDLE_SECONDS: positiveInt("TALKIDE_DAEMON_WARM_IDLE_SECONDS")
+    .max(7 * 24 * 3600, "TALKIDE_DAEMON_WARM_IDLE_SECONDS must be at most a week")
+    .default(600),
   TALKIDE_DAEMON_LEASE_SECONDS: z.coerce
     .number()
     .int(
@@ -105,6 +114,13 @@ export interface DaemonConfig {
   /** How many times a delivery may be started before an interruption fails it for good. */
   readonly maxAttempts: number;
   /**
+   * Claude Code processes kept alive between a conversation's turns ("warm"), at most; the
+   * least recently used is ended first. 0 starts a process for every turn.
+   */
+  readonly warmProcesses: number;
+  /** A warm process idle this long is ended. */
+  readonly warmIdleMs: number;
+  /**
    * Seconds this daemon may go without renewing the lease of a running turn before any daemon
    * on the same database fails that turn (`instance_lease_expired`) and its lane goes on.
    */
@@ -147,6 +163,8 @@ export function loadConfig(
     concurrency: v.TALKIDE_DAEMON_CONCURRENCY,
     turnTimeoutMs: v.TALKIDE_DAEMON_TURN_TIMEOUT_MS,
     maxAttempts: v.TALKIDE_DAEMON_MAX_ATTEMPTS,
+    warmProcesses: v.TALKIDE_DAEMON_WARM_PROCESSES,
+    warmIdleMs: v.TALKIDE_DAEMON_WARM_IDLE_SECONDS * 1000,
     leaseSeconds: v.TALKIDE_DAEMON_LEASE_SECONDS,
     claudePath: v.TALKIDE_CLAUDE_PATH,
     claudeConfigDir: resolve(

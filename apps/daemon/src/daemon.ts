@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import { assertWorkspaceIsolated, definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
@@ -119,7 +120,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         extraArgs: config.claudeExtraArgs,
         timeoutMs: config.turnTimeoutMs,
         killGraceMs: options.killGraceMs,
+        warmProcesses: config.warmProcesses,
+        warmIdleMs: config.warmIdleMs,
+        onWarmEnded: (sessionId, reason) => {
+          logger.info({ sessionId, reason }, "warm process ended");
+        },
       });
+    // Kept processes end after the turns (cleanups run in reverse order).
+    cleanups.push(() => runtime.close());
     const baseEnv = options.childBaseEnv ?? process.env;
     const claudeVersion = await runtime.version(definedEntries(baseEnv));
     if (claudeVersion === null) {
@@ -160,6 +168,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       extensions,
       daemonUrl: () => baseUrl,
       watchdog,
+      turnEnvDir: join(config.dataDir, "turn-env"),
     };
     const accept = (agentId: string, delivery: unknown) =>
       acceptDelivery({ events, store: (input) => scheduler.store(input) }, agentId, delivery);

@@ -27,6 +27,13 @@ export interface DaemonExtension {
   childEnv?(
     turn: TurnEnvContext,
   ): Promise<Readonly<Record<string, string>>> | Readonly<Record<string, string>>;
+  /**
+   * Which of `childEnv`'s variables change with every turn (a turn's credential, say). A
+   * conversation's kept ("warm") process keeps the values it started with; these reach the
+   * agent's `ticlawk` through the turn's env file instead, and a change of them does not end
+   * the process. Any other variable that changes makes the next turn start a new process.
+   */
+  readonly perTurnEnv?: readonly string[];
   /** Called after the server stopped and before the database closes. */
   close?(): Promise<void> | void;
 }

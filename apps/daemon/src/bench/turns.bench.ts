@@ -53,6 +53,8 @@ function config(dataDir: string, databaseUrl: string | null = null): DaemonConfi
     concurrency: CONCURRENCY,
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
+    warmProcesses: 4,
+    warmIdleMs: 600_000,
     leaseSeconds: 10,
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),

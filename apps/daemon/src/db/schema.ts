@@ -112,6 +112,12 @@ export interface TurnsTable {
   cost_usd: number | null;
   cumulative_cost_usd: number | null;
   claude_version: string | null;
+  /** `warm` or `cold` (migration 0004); null when no process was started. */
+  process: ColumnType<"warm" | "cold" | null, "warm" | "cold" | null | undefined>;
+  /** Why a cold turn did not run in the conversation's kept process; null otherwise. */
+  cold_reason: ColumnType<string | null, string | null | undefined>;
+  /** The `TICLAWK_TURN_ID` its processes carry: the id of the turn that started them. */
+  process_marker: ColumnType<string | null, string | null | undefined>;
   events: Json<unknown[]>;
   started_at: Generated<Date>;
   finished_at: NullableTimestamp;

@@ -24,6 +24,18 @@ export type DaemonEvent =
       readonly resumed: boolean;
     }
   | {
+      /** How the turn's Claude Code process started, before its message is sent. */
+      readonly type: "turn.process";
+      readonly turnId: string;
+      readonly deliveryId: string;
+      readonly agentId: string;
+      readonly sessionId: string;
+      /** `warm`: the conversation's kept process; `cold`: a new one. */
+      readonly process: "warm" | "cold";
+      /** Why a cold turn did not run warm (`new_session`, `context_changed`, …); null when warm. */
+      readonly coldReason: string | null;
+    }
+  | {
       readonly type: "turn.finished";
       readonly turnId: string;
       readonly deliveryId: string;

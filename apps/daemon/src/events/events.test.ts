@@ -108,13 +108,14 @@ describe("events", () => {
       const forDelivery = (id: string) =>
         stream.events.filter((e) => "deliveryId" in e.data && e.data.deliveryId === id);
       await waitFor(
-        () => Promise.resolve(forDelivery(bad.body.delivery.id).length >= 4 ? true : null),
+        () => Promise.resolve(forDelivery(bad.body.delivery.id).length >= 5 ? true : null),
         "events",
       );
       const okEvents = forDelivery(ok.body.delivery.id);
       expect(okEvents.map((e) => e.name)).toEqual([
         "delivery.accepted",
         "turn.started",
+        "turn.process",
         "turn.finished",
         "delivery.completed",
       ]);
@@ -125,17 +126,26 @@ describe("events", () => {
         attempt: 1,
         resumed: false,
       });
-      expect(okEvents[2]?.data).toMatchObject({ type: "turn.finished", costUsd: 0.0125 });
+      expect(okEvents[2]?.data).toMatchObject({
+        type: "turn.process",
+        process: "cold",
+        coldReason: "new_session",
+      });
+      expect(okEvents[3]?.data).toMatchObject({ type: "turn.finished", costUsd: 0.0125 });
 
       const badEvents = forDelivery(bad.body.delivery.id);
       expect(badEvents.map((e) => e.name)).toEqual([
         "delivery.accepted",
         "turn.started",
+        "turn.process",
         "turn.failed",
         "delivery.failed",
       ]);
-      expect(badEvents[2]?.data).toMatchObject({ reason: "crashed", retrying: false });
-      expect(badEvents[3]?.data).toMatchObject({ reason: "crashed" });
+      // The crash scenario comes in this message's environment: the kept process could not
+      // honour it, so the turn starts a new one.
+      expect(badEvents[2]?.data).toMatchObject({ process: "cold", coldReason: "context_changed" });
+      expect(badEvents[3]?.data).toMatchObject({ reason: "crashed", retrying: false });
+      expect(badEvents[4]?.data).toMatchObject({ reason: "crashed" });
       expect(JSON.stringify(stream.events)).not.toContain(SECRET_TEXT);
     } finally {
       stream.close();

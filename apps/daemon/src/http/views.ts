@@ -73,6 +73,8 @@ export function turnView(row: TurnRow, options: { readonly withEvents?: boolean 
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
     claudeVersion: row.claude_version,
+    process: row.process,
+    coldReason: row.cold_reason,
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     ...(options.withEvents === true ? { events: row.events } : {}),

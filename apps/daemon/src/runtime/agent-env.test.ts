@@ -10,6 +10,7 @@ const turn: TurnIdentity = {
   target: "#general",
   turnId: "t-1",
   daemonUrl: "http://127.0.0.1:7420",
+  turnEnvFile: "/data/turn-env/s-1.sh",
 };
 
 describe("buildAgentEnv", () => {
@@ -31,6 +32,7 @@ describe("buildAgentEnv", () => {
       TICLAWK_TARGET: "#general",
       TICLAWK_TURN_ID: "t-1",
       TICLAWK_DAEMON_URL: "http://127.0.0.1:7420",
+      TICLAWK_TURN_ENV_FILE: "/data/turn-env/s-1.sh",
     });
   });
 

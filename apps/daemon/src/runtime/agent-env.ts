@@ -1,5 +1,6 @@
 import { delimiter } from "node:path";
 import { TURN_ID_VARIABLE } from "./orphans.ts";
+import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
 
 /**
  * The environment of one turn's child process.
@@ -18,6 +19,13 @@ import { TURN_ID_VARIABLE } from "./orphans.ts";
  * | `TICLAWK_TARGET`          | the reply target, exactly as shown in the wake prompt        |
  * | `TICLAWK_TURN_ID`         | this turn (the daemon finds leftovers of a turn by it)       |
  * | `TICLAWK_DAEMON_URL`      | the daemon's base URL                                        |
+ * | `TICLAWK_TURN_ENV_FILE`   | the session's file of the current turn's values (see below)  |
+ *
+ * A conversation's Claude Code process may be kept alive for its next turns (issue 15): its
+ * environment then names the turn that started it (`TICLAWK_TURN_ID` is also the marker the
+ * daemon finds its processes by). The values that change per turn (`PER_TURN_VARIABLES` and
+ * the extensions' variables) are written for each turn to `TICLAWK_TURN_ENV_FILE`, which the
+ * `ticlawk` wrapper sources.
  *
  * PATH starts with the directory holding the daemon's `ticlawk` wrapper.
  */
@@ -30,7 +38,16 @@ export interface TurnIdentity {
   readonly target: string;
   readonly turnId: string;
   readonly daemonUrl: string;
+  /** Where the session's current-turn values are written (stable for the session). */
+  readonly turnEnvFile: string;
 }
+
+/** The identity variables that change with every turn of a conversation. */
+export const PER_TURN_VARIABLES: readonly string[] = [
+  "TICLAWK_MESSAGE_ID",
+  "TICLAWK_TARGET",
+  TURN_ID_VARIABLE,
+];
 
 /** Daemon secrets and settings that an agent (which can run any shell command) must not see. */
 const WITHHELD = [
@@ -75,5 +92,6 @@ function turnVariables(turn: TurnIdentity): Record<string, string> {
     TICLAWK_TARGET: turn.target,
     [TURN_ID_VARIABLE]: turn.turnId,
     TICLAWK_DAEMON_URL: turn.daemonUrl,
+    [TURN_ENV_FILE_VARIABLE]: turn.turnEnvFile,
   };
 }

@@ -1,15 +1,28 @@
 import {
+  buildClaudeArgs,
+  type ClaudeTurnResult,
+  type ColdReason,
   detectClaudeVersion,
   isUnknownSessionFailure,
-  runClaudeTurn,
-  type ClaudeTurnResult,
+  type OrphanWatchdog,
+  startupFileDigests,
+  WarmClaudeProcess,
+  warmContextDigest,
+  warmFingerprint,
+  WarmProcessPool,
 } from "@talkide/claude-cli";
+import { TURN_ID_VARIABLE } from "./orphans.ts";
 
 /**
- * The `claude-code` runtime: one print-mode turn of the Claude Code CLI per delivery, in
- * the agent's workspace, the wake prompt on stdin and the standing prompt appended to the
- * system prompt on every turn (the CLI keeps a session's first system prompt, and sending
- * it each time keeps a fresh session and a resumed one identical).
+ * The `claude-code` runtime: one print-mode turn of the Claude Code CLI per delivery, in the
+ * agent's workspace, the wake prompt as one stream-json line and the standing prompt appended
+ * to the system prompt (the CLI keeps a session's first system prompt, and sending it each
+ * time keeps a fresh session and a resumed one identical).
+ *
+ * A conversation's process is kept alive after a successful turn ("warm", issue 15) and its
+ * next delivery goes to it while the process would read the same things if started now and
+ * the session stands where it left it; otherwise the turn starts one ("cold"). Both send the
+ * same request (WIRE-NOTES.md of @talkide/claude-cli).
  */
 /**
  * Arguments every turn gets after the standing prompt:
@@ -32,6 +45,20 @@ export interface ClaudeCodeRuntimeOptions {
   readonly timeoutMs: number;
   /** Grace between SIGTERM and SIGKILL of a turn's process group. */
   readonly killGraceMs?: number | undefined;
+  /** Processes kept alive between a conversation's turns, at most (default 4; 0: none). */
+  readonly warmProcesses?: number | undefined;
+  /** A kept process idle this long is ended (default 10 minutes). */
+  readonly warmIdleMs?: number | undefined;
+  /** Told about every kept process that ends, and why. */
+  readonly onWarmEnded?: ((sessionKey: string, reason: ColdReason) => void) | undefined;
+}
+
+/** How a turn's process started, told before its message is sent. */
+export interface TurnProcessInfo {
+  readonly kind: "warm" | "cold";
+  readonly coldReason: ColdReason | null;
+  /** The `TICLAWK_TURN_ID` its processes carry: the id of the turn that started it. */
+  readonly marker: string;
 }
 
 export interface ClaudeCodeTurn {
@@ -41,21 +68,51 @@ export interface ClaudeCodeTurn {
   readonly resumeRuntimeSessionId: string | null;
   /** The last message of the session's last successful turn (`--resume-session-at`). */
   readonly resumeAtMessageId: string | null;
+  /** The whole environment of a process started for this turn. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Variables of `env` that change with every turn (message, target, turn id, per-turn
+   * credentials): a kept process keeps the ones it started with, so they are not part of what
+   * makes it reusable; the agent's `ticlawk` reads the current ones from the turn's env file.
+   */
+  readonly perTurnVariables: readonly string[];
+  /** The conversation's session: one kept process per session at most. */
+  readonly sessionKey: string;
+  /** The instruction files inside the workspace the check before the turn found. */
+  readonly instructionFiles: readonly string[];
+  /** This turn's id. */
+  readonly turnId: string;
+  readonly watchdog: OrphanWatchdog;
   readonly signal: AbortSignal;
+  readonly onProcess?: ((info: TurnProcessInfo) => Promise<void>) | undefined;
+}
+
+interface Taken extends TurnProcessInfo {
+  readonly process: WarmClaudeProcess;
 }
 
 export class ClaudeCodeRuntime {
   readonly name = "claude-code";
   readonly #options: ClaudeCodeRuntimeOptions;
+  readonly #warm: WarmProcessPool;
   #version: { value: string | null; checkedAt: number } | null = null;
 
   constructor(options: ClaudeCodeRuntimeOptions) {
     this.#options = options;
+    this.#warm = new WarmProcessPool({
+      capacity: options.warmProcesses ?? 4,
+      idleMs: options.warmIdleMs ?? 600_000,
+      onEnded: (key, _process, reason) => options.onWarmEnded?.(key, reason),
+    });
   }
 
   get claudePath(): string {
     return this.#options.claudePath;
+  }
+
+  /** The kept processes (for measuring them). */
+  get warm(): WarmProcessPool {
+    return this.#warm;
   }
 
   /**
@@ -75,30 +132,121 @@ export class ClaudeCodeRuntime {
     return value;
   }
 
+  /**
+   * One turn: in the session's kept process when nothing it read at start changed and the
+   * session stands where that process left it, else in a new process (resuming the session,
+   * exactly as a process per turn would). A successful turn keeps its process for the next.
+   */
   async runTurn(turn: ClaudeCodeTurn): Promise<ClaudeTurnResult> {
-    return runClaudeTurn({
-      claudePath: this.#options.claudePath,
-      cwd: turn.cwd,
-      prompt: turn.wakePrompt,
-      appendSystemPrompt: turn.standingPrompt,
-      ...(turn.resumeRuntimeSessionId === null
-        ? {}
-        : {
-            resumeSessionId: turn.resumeRuntimeSessionId,
-            ...(turn.resumeAtMessageId === null
-              ? {}
-              : { resumeAtMessageId: turn.resumeAtMessageId }),
-          }),
-      extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
-      env: turn.env,
-      timeoutMs: this.#options.timeoutMs,
-      killGraceMs: this.#options.killGraceMs,
-      signal: turn.signal,
-    });
+    const digest = await this.#digest(turn);
+    const taken = await this.#take(turn, digest);
+    const separateTurnMarker = taken.marker !== turn.turnId;
+    // The turn's own id reaches the processes `ticlawk` starts (from the turn's env file).
+    if (separateTurnMarker) turn.watchdog.track(turn.turnId);
+    try {
+      await turn.onProcess?.({
+        kind: taken.kind,
+        coldReason: taken.coldReason,
+        marker: taken.marker,
+      });
+      const result = await taken.process.runTurn({
+        prompt: turn.wakePrompt,
+        timeoutMs: this.#options.timeoutMs,
+        signal: turn.signal,
+      });
+      if (result.ok) {
+        this.#warm.keep(
+          turn.sessionKey,
+          warmFingerprint({ id: result.sessionId, at: result.lastMessageId }, digest),
+          taken.process,
+        );
+      } else {
+        this.#warm.noteEnded(turn.sessionKey, "previous_turn_failed");
+      }
+      return result;
+    } catch (error) {
+      void taken.process.end();
+      throw error;
+    } finally {
+      if (separateTurnMarker) turn.watchdog.untrack(turn.turnId);
+    }
+  }
+
+  /** Ends every kept process; resolves when they have exited. */
+  close(): Promise<void> {
+    return this.#warm.close();
   }
 
   /** The resumed session is unknown to the CLI (its transcript is gone): start fresh. */
   isUnknownSession(result: ClaudeTurnResult): boolean {
     return isUnknownSessionFailure(result);
+  }
+
+  #baseArgs(turn: ClaudeCodeTurn): string[] {
+    return buildClaudeArgs({
+      appendSystemPrompt: turn.standingPrompt,
+      extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+    });
+  }
+
+  async #digest(turn: ClaudeCodeTurn): Promise<string> {
+    const perTurn = new Set([...turn.perTurnVariables, TURN_ID_VARIABLE]);
+    const startupFiles = await startupFileDigests(turn.cwd, turn.instructionFiles);
+    return warmContextDigest({
+      args: [...this.#baseArgs(turn), `cwd ${turn.cwd}`],
+      env: Object.fromEntries(Object.entries(turn.env).filter(([name]) => !perTurn.has(name))),
+      files: startupFiles,
+    });
+  }
+
+  async #take(turn: ClaudeCodeTurn, digest: string): Promise<Taken> {
+    let coldReason: ColdReason;
+    if (turn.resumeRuntimeSessionId === null) {
+      // Nothing to continue: whatever was kept belongs to a session that ended.
+      this.#warm.discard(turn.sessionKey, "new_session");
+      coldReason = "new_session";
+    } else {
+      const checkout = this.#warm.checkout(
+        turn.sessionKey,
+        warmFingerprint({ id: turn.resumeRuntimeSessionId, at: turn.resumeAtMessageId }, digest),
+      );
+      if (checkout.process !== null) {
+        return {
+          process: checkout.process,
+          kind: "warm",
+          coldReason: null,
+          marker: checkout.process.tag ?? turn.turnId,
+        };
+      }
+      coldReason = checkout.reason;
+    }
+    const marker = turn.turnId;
+    // From here on the turn has processes: they must not outlive this daemon.
+    turn.watchdog.track(marker);
+    const process = await WarmClaudeProcess.start({
+      claudePath: this.#options.claudePath,
+      cwd: turn.cwd,
+      args: buildClaudeArgs({
+        appendSystemPrompt: turn.standingPrompt,
+        ...(turn.resumeRuntimeSessionId === null
+          ? {}
+          : {
+              resumeSessionId: turn.resumeRuntimeSessionId,
+              ...(turn.resumeAtMessageId === null
+                ? {}
+                : { resumeAtMessageId: turn.resumeAtMessageId }),
+            }),
+        extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+      }),
+      env: { ...turn.env, [TURN_ID_VARIABLE]: marker },
+      ...(this.#options.killGraceMs === undefined
+        ? {}
+        : { killGraceMs: this.#options.killGraceMs }),
+      tag: marker,
+    });
+    void process.whenEnded().then(() => {
+      turn.watchdog.untrack(marker);
+    });
+    return { process, kind: "cold", coldReason, marker };
   }
 }

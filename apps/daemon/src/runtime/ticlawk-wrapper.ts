@@ -11,6 +11,10 @@ import { join } from "node:path";
  * The wrapper decides when it runs, not when it is written, so a CLI that appears later is
  * picked up without restarting the daemon. When neither exists it says so, as JSON on
  * stderr (the CLI's own error format), and exits 127.
+ *
+ * Before that it sources `TICLAWK_TURN_ENV_FILE` when set (turn-env-file.ts): a conversation's
+ * kept-alive Claude Code process carries the environment of the turn that started it, and the
+ * file holds the message, reply target, turn id and credentials of the turn running now.
  */
 export async function writeTiclawkWrapper(
   dataDir: string,
@@ -58,6 +62,8 @@ function ticlawkWrapperScript(entries: TiclawkEntries): string {
   return [
     "#!/bin/sh",
     "# Written by talkide-daemon on start; do not edit (it is rewritten).",
+    "# The current turn's values: a kept-alive Claude Code process has the first turn's.",
+    'if [ -n "${TICLAWK_TURN_ENV_FILE:-}" ] && [ -f "$TICLAWK_TURN_ENV_FILE" ]; then . "$TICLAWK_TURN_ENV_FILE"; fi',
     `if [ -f ${source} ]; then exec ${node} --conditions=@talkide/source ${source} "$@"; fi`,
     `if [ -f ${built} ]; then exec ${node} ${built} "$@"; fi`,
     `printf '%s\\n' ${shellQuote(unavailable)} >&2`,

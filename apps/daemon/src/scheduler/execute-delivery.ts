@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   definedEntries,
   perTurnCostUsd,
@@ -11,7 +12,8 @@ import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "@talkide/service-kit";
-import { buildAgentEnv } from "../runtime/agent-env.ts";
+import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
+import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
 import { guardAgentWorkspace, hermeticClaudeEnv } from "../runtime/workspace-guard.ts";
 import {
@@ -24,7 +26,7 @@ import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { materialiseTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
-import { finishTurn, interruptTurn, startTurn } from "../store/turns.ts";
+import { finishTurn, interruptTurn, recordTurnProcess, startTurn } from "../store/turns.ts";
 
 export interface StandingPrompt {
   readonly text: string;
@@ -50,6 +52,8 @@ export interface TurnContext {
   readonly requeue: (deliveryId: string) => Promise<boolean>;
   /** Ends this daemon's turn processes when the daemon dies, however it dies. */
   readonly watchdog: OrphanWatchdog;
+  /** Where each session's current-turn values are written for `ticlawk` (turn-env-file.ts). */
+  readonly turnEnvDir: string;
 }
 
 /**
@@ -78,7 +82,8 @@ export async function executeDelivery(
     return;
   }
 
-  if (!(await workspaceStandsAlone(ctx, delivery))) return;
+  const instructionFiles = await workspaceStandsAlone(ctx, delivery);
+  if (instructionFiles === null) return;
 
   // The claim brought the conversation's live session along; a retry after an unknown
   // session starts without one (it was just invalidated).
@@ -133,27 +138,52 @@ export async function executeDelivery(
         target: wake.target,
         turnId,
         daemonUrl: ctx.daemonUrl(),
+        turnEnvFile: join(ctx.turnEnvDir, `${sessionId}.sh`),
       },
       extra,
     });
+    // What changes per turn reaches `ticlawk` through the session's file as well, since a
+    // kept process keeps the environment of the turn that started it.
+    const perTurnVariables = [
+      ...PER_TURN_VARIABLES,
+      ...ctx.extensions.flatMap((extension) => extension.perTurnEnv ?? []),
+    ];
+    await writeTurnEnvFile(
+      join(ctx.turnEnvDir, `${sessionId}.sh`),
+      Object.fromEntries(
+        perTurnVariables.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
+      ),
+    );
     // The database owns the session: whichever daemon ran its last turn, its transcript is
-    // written here before the runtime looks for it.
+    // written here before the runtime looks for it (a kept process has it already; writing
+    // the same bytes again changes nothing for it).
     if (resumeId !== null) await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
-    ctx.watchdog.track(turnId);
-    let result: ClaudeTurnResult;
-    try {
-      result = await ctx.runtime.runTurn({
-        cwd: delivery.workspace_dir,
-        wakePrompt: wake.text,
-        standingPrompt: ctx.standingPrompt.text,
-        resumeRuntimeSessionId: resumeId,
-        resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-        env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
-        signal,
-      });
-    } finally {
-      ctx.watchdog.untrack(turnId);
-    }
+    const result: ClaudeTurnResult = await ctx.runtime.runTurn({
+      cwd: delivery.workspace_dir,
+      wakePrompt: wake.text,
+      standingPrompt: ctx.standingPrompt.text,
+      resumeRuntimeSessionId: resumeId,
+      resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
+      env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
+      perTurnVariables,
+      sessionKey: sessionId,
+      instructionFiles,
+      turnId,
+      watchdog: ctx.watchdog,
+      signal,
+      onProcess: async (info) => {
+        await recordTurnProcess(ctx.db, turnId, info);
+        ctx.events.publish({
+          type: "turn.process",
+          turnId,
+          deliveryId: delivery.id,
+          agentId: delivery.agent_id,
+          sessionId,
+          process: info.kind,
+          coldReason: info.coldReason,
+        });
+      },
+    });
 
     if (!result.ok && result.reason === "aborted" && signal.aborted) {
       await interruptTurn(
@@ -330,7 +360,10 @@ async function fail(
  * with `workspace_not_isolated`, naming the file, and nothing is spawned; instruction files
  * inside the workspace are reported as a `workspace.instructions` event.
  */
-async function workspaceStandsAlone(ctx: TurnContext, delivery: ClaimedDelivery): Promise<boolean> {
+async function workspaceStandsAlone(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+): Promise<readonly string[] | null> {
   let files: readonly string[];
   try {
     files = await guardAgentWorkspace(delivery.workspace_dir, ctx.claudeConfigDir);
@@ -343,7 +376,7 @@ async function workspaceStandsAlone(ctx: TurnContext, delivery: ClaimedDelivery)
       isolation ? "workspace_not_isolated" : "workspace_check_failed",
       `${message} Nothing was spawned.`,
     );
-    return false;
+    return null;
   }
   if (files.length > 0) {
     ctx.events.publish({
@@ -353,7 +386,7 @@ async function workspaceStandsAlone(ctx: TurnContext, delivery: ClaimedDelivery)
       files,
     });
   }
-  return true;
+  return files;
 }
 
 async function extensionEnv(

@@ -249,7 +249,7 @@ export class Scheduler {
       }
     }
     if (abandoned === undefined) return;
-    const orphans = await killOrphanedTurnProcesses(abandoned.turnIds);
+    const orphans = await killOrphanedTurnProcesses(abandoned.processMarkers);
     ctx?.logger.warn(
       {
         deliveryId,

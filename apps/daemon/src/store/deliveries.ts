@@ -129,6 +129,8 @@ export async function requeueDelivery(db: DaemonDb, id: string): Promise<boolean
 export interface AbandonedDelivery {
   /** The turns that were running; their processes may still be alive on some machine. */
   readonly turnIds: readonly string[];
+  /** What those processes carry in `TICLAWK_TURN_ID`: the turn ids and, for warm turns, the id of the turn that started the process. */
+  readonly processMarkers: readonly string[];
   /** `requeued`: back in line for another attempt; `failed`: out of attempts. */
   readonly outcome: "requeued" | "failed";
   readonly agentId: string;
@@ -158,7 +160,7 @@ export async function abandonDelivery(
     })
     .where("delivery_id", "=", id)
     .where("state", "=", "running")
-    .returning("id")
+    .returning(["id", "process_marker"])
     .execute();
   const failed = await db
     .updateTable("deliveries")
@@ -187,6 +189,11 @@ export async function abandonDelivery(
   if (row === undefined) return undefined;
   return {
     turnIds: turns.map((t) => t.id),
+    processMarkers: [
+      ...new Set(
+        turns.flatMap((t) => (t.process_marker === null ? [t.id] : [t.id, t.process_marker])),
+      ),
+    ],
     outcome: failed === undefined ? "requeued" : "failed",
     agentId: row.agent_id,
     attempts: row.attempts,

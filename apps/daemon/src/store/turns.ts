@@ -38,6 +38,23 @@ export async function startTurn(
   return id;
 }
 
+/** How the turn's process started; stored before its message is sent (see migration 0004). */
+export async function recordTurnProcess(
+  db: DaemonDb,
+  id: string,
+  info: {
+    readonly kind: "warm" | "cold";
+    readonly coldReason: string | null;
+    readonly marker: string;
+  },
+): Promise<void> {
+  await db
+    .updateTable("turns")
+    .set({ process: info.kind, cold_reason: info.coldReason, process_marker: info.marker })
+    .where("id", "=", id)
+    .execute();
+}
+
 export interface TurnOutcome {
   readonly ok: boolean;
   readonly runtimeSessionId: string | null;

@@ -43,6 +43,9 @@ describe.skipIf(!backend.available || process.platform !== "linux")(
       // Every turn logs its start and end with its conversation and message; a message whose
       // id starts with "held" keeps its turn busy while the hold file exists.
       const run = [
+        // The turn's current values, as the agent's `ticlawk` reads them (a warm process keeps
+        // the environment of the turn that started it).
+        `. "$TICLAWK_TURN_ENV_FILE"`,
         `echo $$ > "${pids}/$TICLAWK_TURN_ID"`,
         `echo "start $TICLAWK_CONVERSATION_ID $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
         `case "$TICLAWK_MESSAGE_ID" in held*) while [ -e "${hold}" ]; do sleep 0.1; done;; *) sleep 0.05;; esac`,

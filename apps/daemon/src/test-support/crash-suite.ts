@@ -52,11 +52,11 @@ export function defineCrashSuite(backend: Backend): void {
         // The first run's turns hang in their work (a shell that sleeps) until killed.
         const hangingRun = {
           ...base,
-          FAKE_CLAUDE_RUN: `mkdir -p "${pids}"; echo $$ > "${pids}/$TICLAWK_TURN_ID"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; sleep 120; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
+          FAKE_CLAUDE_RUN: `. "$TICLAWK_TURN_ENV_FILE"; mkdir -p "${pids}"; echo $$ > "${pids}/$TICLAWK_TURN_ID"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; sleep 120; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
         };
         const quickRun = {
           ...base,
-          FAKE_CLAUDE_RUN: `echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
+          FAKE_CLAUDE_RUN: `. "$TICLAWK_TURN_ENV_FILE"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
         };
         const start = async (env: Record<string, string>): Promise<ChildDaemon> => {
           const daemon = await startChildDaemon(dir, env);

@@ -68,6 +68,8 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     concurrency: 4,
     turnTimeoutMs: 60_000,
     maxAttempts: 3,
+    warmProcesses: 4,
+    warmIdleMs: 600_000,
     leaseSeconds: 10,
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),

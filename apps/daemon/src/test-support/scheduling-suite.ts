@@ -26,7 +26,10 @@ function loggingTurn(
           `while [ "$(ls "${options.barrierDir}" | wc -l)" -lt ${options.barrier ?? 2} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`,
           `[ $i -lt 600 ] || echo "barrier-timeout ${id}" >> "${logFile}"`,
         ].join("; ");
-  return `echo "start ${id}" >> "${logFile}"; ${wait}; echo "end ${id}" >> "${logFile}"`;
+  // The turn's current values, read as the agent's `ticlawk` reads them: a kept ("warm")
+  // process keeps the environment of the turn that started it.
+  const current = `. "$TICLAWK_TURN_ENV_FILE"`;
+  return `${current}; echo "start ${id}" >> "${logFile}"; ${wait}; echo "end ${id}" >> "${logFile}"`;
 }
 
 /** The largest number of turns running at once, from a start/end log. */
@@ -94,12 +97,13 @@ export function defineSchedulingSuite(backend: Backend): void {
       const sessions = await td.api.sessions("&agentId=alice");
       expect(sessions).toHaveLength(1);
       expect(sessions[0]).toMatchObject({ live: true, turnCount: 50 });
+      // Nothing changed between the turns: the first started a process, the other 49 ran in it.
       const records = await readFakeClaudeRecords(join(dir, "records.jsonl"));
-      expect(records.map((r) => r.env["TICLAWK_MESSAGE_ID"])).toEqual(acceptanceOrder);
-      expect(records.map((r) => r.argv.includes("--resume"))).toEqual([
-        false,
-        ...Array<boolean>(49).fill(true),
-      ]);
+      expect(records).toHaveLength(50);
+      expect(new Set(records.map((r) => r.pid)).size).toBe(1);
+      expect(records[0]?.argv.includes("--resume")).toBe(false);
+      const turns = (await td.api.turns("&agentId=alice")).reverse();
+      expect(turns.map((t) => t.process)).toEqual(["cold", ...Array<string>(49).fill("warm")]);
     }, 300_000);
 
     it("runs different agents in parallel, never more than the cap at once", async () => {

@@ -24,6 +24,8 @@ import {
 
 const PRINT_FLAGS = ["-p", "--output-format", "stream-json", "--verbose"];
 const EXTRA = ["--exclude-dynamic-system-prompt-sections", "--allowedTools", "Bash(ticlawk:*)"];
+/** Every turn sends its wake prompt as one stream-json line (a warm process reads the next). */
+const STREAM_JSON_INPUT = ["--input-format", "stream-json"];
 
 /**
  * Sessions and the runtime, end to end: real HTTP, a real database (the backend), real
@@ -57,7 +59,9 @@ export function defineSessionSuite(backend: Backend): void {
         const recordFile = join(dir, "records.jsonl");
         const td = await startTestDaemon({
           dataDir: dir,
-          config: { databaseUrl, ...options.config },
+          // This suite pins a process per turn ("cold"), whose argv, environment and failures
+          // it checks turn by turn; warm turns have their own suite (warm-turns.test.ts).
+          config: { databaseUrl, warmProcesses: 0, ...options.config },
           childEnv: {
             FAKE_CLAUDE_RECORD: recordFile,
             FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
@@ -158,6 +162,7 @@ export function defineSessionSuite(backend: Backend): void {
           ...EXTRA,
           "--model",
           "x",
+          ...STREAM_JSON_INPUT,
         ]);
         expect(r2.argv).toEqual([
           ...PRINT_FLAGS,
@@ -171,6 +176,7 @@ export function defineSessionSuite(backend: Backend): void {
           ...EXTRA,
           "--model",
           "x",
+          ...STREAM_JSON_INPUT,
         ]);
         expect(r2.cwd).toBe(workspace);
         const wake = buildInboundWakePrompt(parseDelivery(second));
@@ -190,6 +196,7 @@ export function defineSessionSuite(backend: Backend): void {
           FAKE_CLAUDE_RECORD: join(dir, "records.jsonl"),
           FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
           PATH: `${join(dir, "bin")}:${process.env["PATH"] ?? ""}`,
+          TICLAWK_TURN_ENV_FILE: join(dir, "turn-env", `${session.id}.sh`),
           TICLAWK_AGENT_ID: "bob",
           TICLAWK_SESSION_ID: session.id,
           TICLAWK_HOST_ID: "test-host",
@@ -279,7 +286,13 @@ export function defineSessionSuite(backend: Backend): void {
         const afterUpgrade = makeDelivery({ conversation_id: "c-rot" });
         await deliverAndSettle(second.td, "eve", afterUpgrade);
         const [record] = await second.recordOf(String(afterUpgrade["id"]));
-        expect(record?.argv).toEqual([...PRINT_FLAGS, "--append-system-prompt", promptB, ...EXTRA]);
+        expect(record?.argv).toEqual([
+          ...PRINT_FLAGS,
+          "--append-system-prompt",
+          promptB,
+          ...EXTRA,
+          ...STREAM_JSON_INPUT,
+        ]);
         const sessions = await second.td.api.sessions("&agentId=eve");
         expect(sessions.find((s) => s.id === oldSession?.id)).toMatchObject({
           live: false,

@@ -34,6 +34,8 @@ export function upstreamExtension(upstreamUrl: string | null): DaemonExtension {
         },
       );
     },
+    // A credential is minted for each turn; the hub's URL stays.
+    perTurnEnv: ["TICLAWK_TOKEN"],
     childEnv(turn) {
       if (upstreamUrl === null || key === null) return {};
       return { TICLAWK_HUB_URL: upstreamUrl, TICLAWK_TOKEN: mintTurnCredential(key, turn.turnId) };

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runClaudeTurn } from "@talkide/claude-cli";
+import { buildClaudeArgs, WarmClaudeProcess } from "@talkide/claude-cli";
 import {
   lastUserPrompt,
   REAL_CLAUDE_PATH,
@@ -28,13 +28,16 @@ describe.skipIf(!canRun)("the wake prompt at the wire: user text loads no file",
     const api = await startFakeMessagesApi({ reply: { text: "Noted." } });
     try {
       const paths = await workspaceWithCanaries(root);
-      const result = await runClaudeTurn({
+      // As the daemon sends it: one stream-json line to a process (which reads `@` imports
+      // from it as it does from a prompt on stdin).
+      const process = await WarmClaudeProcess.start({
         claudePath: REAL_CLAUDE_PATH ?? "",
         cwd: paths.workspace,
-        prompt: prompt(paths),
+        args: buildClaudeArgs({}),
         env: realClaudeEnv({ baseUrl: api.url, home: paths.home }),
-        timeoutMs: 120_000,
       });
+      const result = await process.runTurn({ prompt: prompt(paths), timeoutMs: 120_000 });
+      await process.end();
       expect(result.ok).toBe(true);
       const request = api.requests.at(-1);
       if (request === undefined) throw new Error("the CLI sent no request to the fake API");

@@ -1,0 +1,135 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  alive,
+  makeDelivery,
+  makeTempDir,
+  readLines,
+  removeDir,
+  startTestDaemon,
+  waitFor,
+  type TestDaemon,
+} from "../test-support/harness.ts";
+
+/**
+ * Warm turns in the daemon (issue 15), with the fake CLI: a conversation's next delivery goes
+ * to its kept process while nothing it read changed, the current turn's values reach the
+ * agent's `ticlawk` through the session's env file, and every reason a turn starts cold is on
+ * its record.
+ */
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanups.splice(0).reverse()) await step();
+});
+
+async function setup(config: { warmProcesses?: number } = {}) {
+  const dir = await makeTempDir();
+  cleanups.push(() => removeDir(dir));
+  const scenarioFile = join(dir, "scenario");
+  const log = join(dir, "ticlawk.log");
+  // A stand-in for the message service's CLI: it notes the turn values it was run with.
+  const entry = join(dir, "ticlawk-entry.mjs");
+  writeFileSync(
+    entry,
+    `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(log)}, \`\${process.env.TICLAWK_MESSAGE_ID} \${process.env.TICLAWK_TURN_ID}\\n\`);\n`,
+  );
+  const td = await startTestDaemon({
+    dataDir: dir,
+    config: { ticlawkEntry: entry, ...config },
+    childEnv: {
+      FAKE_CLAUDE_RECORD: join(dir, "records.jsonl"),
+      FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
+      FAKE_CLAUDE_SCENARIO_FILE: scenarioFile,
+      // The agent's work: it answers through `ticlawk`.
+      FAKE_CLAUDE_RUN: "ticlawk",
+    },
+  });
+  cleanups.push(() => td.stop());
+  await td.api.registerAgent("ava", join(dir, "ws"));
+  const records = () => readFakeClaudeRecords(join(dir, "records.jsonl"));
+  return { dir, td, scenarioFile, log, records };
+}
+
+async function deliver(td: TestDaemon, conversation = "c-1") {
+  const ack = await td.api.deliver("ava", makeDelivery({ conversation_id: conversation }));
+  expect(ack.status).toBe(202);
+  const [done] = await td.api.settled([ack.body.delivery.id]);
+  if (done === undefined) throw new Error("the delivery vanished");
+  const turns = await td.api.turns(`&deliveryId=${done.id}`);
+  return { done, turn: turns[0] };
+}
+
+describe("warm turns in the daemon", () => {
+  it("runs a conversation's next turn in its kept process, with the current turn's values in ticlawk", async () => {
+    const { td, log, records } = await setup();
+    const first = await deliver(td);
+    const second = await deliver(td);
+    expect([first.turn?.process, first.turn?.coldReason]).toEqual(["cold", "new_session"]);
+    expect([second.turn?.process, second.turn?.coldReason]).toEqual(["warm", null]);
+    const recorded = await records();
+    expect(recorded).toHaveLength(2);
+    expect(recorded[1]?.pid).toBe(recorded[0]?.pid);
+    // The process carries the turn that started it; ticlawk sees the turn that runs now.
+    expect(recorded.map((r) => r.env["TICLAWK_TURN_ID"])).toEqual([first.turn?.id, first.turn?.id]);
+    expect(await readLines(log)).toEqual([
+      `${first.done.messageId} ${first.turn?.id}`,
+      `${second.done.messageId} ${second.turn?.id}`,
+    ]);
+    // A second conversation has its own process.
+    const other = await deliver(td, "c-2");
+    expect(other.turn?.process).toBe("cold");
+    expect(new Set((await records()).map((r) => r.pid)).size).toBe(2);
+  });
+
+  it("ends the process of a failed turn; the next turn starts cold and says why", async () => {
+    const { td, scenarioFile, records } = await setup();
+    await deliver(td);
+    writeFileSync(scenarioFile, "is_error\n");
+    const failed = await deliver(td);
+    expect(failed.done).toMatchObject({ state: "failed", failureReason: "is_error" });
+    expect(failed.turn?.process).toBe("warm");
+    writeFileSync(scenarioFile, "ok\n");
+    const next = await deliver(td);
+    expect([next.turn?.process, next.turn?.coldReason]).toEqual(["cold", "previous_turn_failed"]);
+    const recorded = await records();
+    await waitFor(
+      () => Promise.resolve(alive(recorded[1]?.pid ?? 0) ? null : true),
+      "the failed turn's process to exit",
+    );
+    expect(recorded[2]?.argv).toContain("--resume-session-at");
+  });
+
+  it("starts cold when the agent wrote an instruction file into its workspace", async () => {
+    const { dir, td } = await setup();
+    await deliver(td);
+    expect((await deliver(td)).turn?.process).toBe("warm");
+    mkdirSync(join(dir, "ws", ".claude", "rules"), { recursive: true });
+    writeFileSync(join(dir, "ws", ".claude", "rules", "x.md"), "Answer in French.\n");
+    const next = await deliver(td);
+    expect([next.turn?.process, next.turn?.coldReason]).toEqual(["cold", "context_changed"]);
+  });
+
+  it("keeps at most the cap, and runs every turn cold with a cap of 0", async () => {
+    const capped = await setup({ warmProcesses: 1 });
+    await deliver(capped.td, "c-1");
+    await deliver(capped.td, "c-2");
+    const back = await deliver(capped.td, "c-1");
+    expect([back.turn?.process, back.turn?.coldReason]).toEqual(["cold", "evicted"]);
+
+    const off = await setup({ warmProcesses: 0 });
+    await deliver(off.td);
+    const again = await deliver(off.td);
+    expect([again.turn?.process, again.turn?.coldReason]).toEqual(["cold", "warm_disabled"]);
+  });
+
+  it("ends its kept processes when it stops", async () => {
+    const { td, records } = await setup();
+    await deliver(td);
+    const [kept] = await records();
+    expect(alive(kept?.pid ?? 0)).toBe(true);
+    await td.stop();
+    expect(alive(kept?.pid ?? 0)).toBe(false);
+  });
+});
