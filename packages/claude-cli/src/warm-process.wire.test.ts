@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -184,5 +185,54 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
     expect(await pending).toMatchObject({ ok: false, reason: "aborted" });
     await warmProcess.end();
     expect(await processesWithMarker(MARKER, root)).toEqual([]);
+  });
+
+  it("exits on its own when the service holding it dies by SIGKILL (its input closes)", async () => {
+    // A service that keeps a warm process, killed with no chance to end it (and no watchdog):
+    // the process reads its messages from the service's pipe, which the kernel closes.
+    const owner = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `
+        const { WarmClaudeProcess } = await import(${JSON.stringify(new URL("./warm-process.ts", import.meta.url).href)});
+        const { buildClaudeArgs } = await import(${JSON.stringify(new URL("./claude-args.ts", import.meta.url).href)});
+        const p = await WarmClaudeProcess.start({
+          claudePath: ${JSON.stringify(claudePath)},
+          cwd: ${JSON.stringify(project)},
+          args: buildClaudeArgs({ extraArgs: [${JSON.stringify(EXCLUDE)}] }),
+          env: JSON.parse(process.env.WARM_ENV),
+        });
+        const result = await p.runTurn({ prompt: "Keep me warm.", timeoutMs: 120000 });
+        process.stdout.write(JSON.stringify({ ok: result.ok, pid: p.pid }) + "\\n");
+        setInterval(() => undefined, 60000);
+        `,
+      ],
+      {
+        env: { ...process.env, WARM_ENV: JSON.stringify(env) },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    const line = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      owner.stdout.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        if (text.includes("\n")) resolve(text.split("\n")[0] ?? "");
+      });
+      owner.once("exit", () => {
+        reject(new Error(`the owner exited early: ${text}`));
+      });
+    });
+    const kept = JSON.parse(line) as { ok: boolean; pid: number };
+    expect(kept.ok).toBe(true);
+    expect(await processesWithMarker(MARKER, root)).toContain(kept.pid);
+    owner.kill("SIGKILL");
+    // A bound, not a timing assertion: the CLI sees the end of its input and exits.
+    const deadline = Date.now() + 60_000;
+    while ((await processesWithMarker(MARKER, root)).length > 0) {
+      if (Date.now() > deadline) throw new Error("the warm process outlived its owner");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 });
