@@ -16,6 +16,7 @@ import {
 import type { TurnRow } from "../domain/turns.ts";
 import { type ClaudeSettings, extraClaudeArgs, TURN_ID_VARIABLE } from "./claude-args.ts";
 import type { SessionRow } from "./session-pinning.ts";
+import { materialiseSessionTranscript } from "./session-transcripts.ts";
 import type { PreparedSpawn } from "./spawn-preparation.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -112,6 +113,10 @@ export async function startCold(
   session: SessionRow | undefined,
 ): Promise<Omit<TurnProcess, "coldReason"> & { coldReason: null }> {
   const { claude, watchdog } = services;
+  // Whichever instance ran the session's last turn, its stored transcript is what resumes. It
+  // must be on disk before the process starts: the CLI reads it at start.
+  if (session !== undefined)
+    await materialiseSessionTranscript(services.db, claude.claudeConfigDir, session);
   const marker = turn.id;
   // From here on the turn has processes: they must not outlive this instance.
   watchdog.track(marker);

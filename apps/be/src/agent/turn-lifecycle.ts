@@ -16,7 +16,6 @@ import {
   type TurnProcess,
 } from "./claude-spawn.ts";
 import { isPinnedToCurrentRelease, openSession, resetSession } from "./session-pinning.ts";
-import { materialiseSessionTranscript } from "./session-transcripts.ts";
 import { prepareSpawn } from "./spawn-preparation.ts";
 import { HeldEvents, type LiveTurn } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
@@ -83,10 +82,6 @@ export async function runTurn(
       },
       "turn started",
     );
-    // Whichever instance ran the session's last turn, its stored transcript is what resumes
-    // (a warm process has it in memory already).
-    if (session !== undefined && taken.kind === "cold")
-      await materialiseSessionTranscript(db, claude.claudeConfigDir, session);
     let result = await runIn(services, turn, taken, live, signal);
     let resumedFrom = session;
     if (session !== undefined && taken.kind === "cold" && isUnknownSessionFailure(result)) {

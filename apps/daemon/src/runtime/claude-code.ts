@@ -85,6 +85,11 @@ export interface ClaudeCodeTurn {
   readonly watchdog: OrphanWatchdog;
   readonly signal: AbortSignal;
   readonly onProcess?: ((info: TurnProcessInfo) => Promise<void>) | undefined;
+  /**
+   * Called before a process is started to resume the session (not for a warm turn): puts the
+   * session's stored transcript where the CLI reads it at start.
+   */
+  readonly beforeColdResume?: (() => Promise<void>) | undefined;
 }
 
 interface Taken extends TurnProcessInfo {
@@ -220,6 +225,7 @@ export class ClaudeCodeRuntime {
       }
       coldReason = checkout.reason;
     }
+    if (turn.resumeRuntimeSessionId !== null) await turn.beforeColdResume?.();
     const marker = turn.turnId;
     // From here on the turn has processes: they must not outlive this daemon.
     turn.watchdog.track(marker);

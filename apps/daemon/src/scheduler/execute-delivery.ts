@@ -154,10 +154,6 @@ export async function executeDelivery(
         perTurnVariables.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
       ),
     );
-    // The database owns the session: whichever daemon ran its last turn, its transcript is
-    // written here before the runtime looks for it (a kept process has it already; writing
-    // the same bytes again changes nothing for it).
-    if (resumeId !== null) await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
     const result: ClaudeTurnResult = await ctx.runtime.runTurn({
       cwd: delivery.workspace_dir,
       wakePrompt: wake.text,
@@ -171,6 +167,11 @@ export async function executeDelivery(
       turnId,
       watchdog: ctx.watchdog,
       signal,
+      // The database owns the session: whichever daemon ran its last turn, its transcript is
+      // written where the CLI reads it before a process resumes it (a kept process has it).
+      beforeColdResume: async () => {
+        await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
+      },
       onProcess: async (info) => {
         await recordTurnProcess(ctx.db, turnId, info);
         ctx.events.publish({
