@@ -113,24 +113,30 @@ async function reportBusyPorts(
   live: TurnEmitter,
 ): Promise<void> {
   const ports = derivePorts(projectId);
-  for (const [service, port] of [
+  const projectPorts = [
     ["be", ports.be],
     ["fe", ports.fe],
-  ] as const) {
-    try {
-      const probe = await probePort(port);
-      if (probe.state === "busy") {
-        live.emit("port.busy", {
-          service,
-          port,
-          holder: probe.holder,
-          message: `Port ${port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
-            probe.holder === null ? "" : ` by process ${probe.holder.pid}`
-          }. Nothing was changed: free the port or tell Mara how to proceed.`,
-        });
-      }
-    } catch (error) {
-      services.logger.warn({ err: error, port }, "port probe failed");
-    }
-  }
+  ] as const;
+  // Both at once (each reads the kernel's socket tables, which is most of a warm turn's
+  // preparation on a busy machine); reported in a fixed order.
+  const probes = await Promise.all(
+    projectPorts.map(([, port]) =>
+      probePort(port).catch((error: unknown) => {
+        services.logger.warn({ err: error, port }, "port probe failed");
+        return null;
+      }),
+    ),
+  );
+  projectPorts.forEach(([service, port], index) => {
+    const probe = probes[index];
+    if (probe?.state !== "busy") return;
+    live.emit("port.busy", {
+      service,
+      port,
+      holder: probe.holder,
+      message: `Port ${port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
+        probe.holder === null ? "" : ` by process ${probe.holder.pid}`
+      }. Nothing was changed: free the port or tell Mara how to proceed.`,
+    });
+  });
 }
