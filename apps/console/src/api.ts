@@ -51,6 +51,8 @@ export interface Turn {
   readonly createdAt: string;
   readonly context: TurnContext | null;
   readonly process: "cold" | "warm" | null;
+  /** Why a cold turn did not run in the kept process (`context_changed`, …); null otherwise. */
+  readonly coldReason: string | null;
 }
 
 export interface ContextFile {

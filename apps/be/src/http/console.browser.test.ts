@@ -172,7 +172,7 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
     expect(cells.slice(0, 4)).toEqual([
       "Anna",
       "new",
-      "cold",
+      "cold (new session)",
       "CLAUDE.md, .talkide/active-writer.md",
     ]);
     expect(cells[4]).toMatch(/^[\d,]+ B \(changed files re-sent whole\)$/);
