@@ -18,6 +18,7 @@ import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
+import { startWarmPruning } from "./runtime/warm-prune.ts";
 import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
 import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
@@ -128,6 +129,12 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       });
     // Kept processes end after the turns (cleanups run in reverse order).
     cleanups.push(() => runtime.close());
+    // Those whose session went on on another daemon are ended within seconds.
+    const stopPruning = startWarmPruning(db, runtime.warm, logger, 5_000);
+    cleanups.push(() => {
+      stopPruning();
+      return Promise.resolve();
+    });
     const baseEnv = options.childBaseEnv ?? process.env;
     const claudeVersion = await runtime.version(definedEntries(baseEnv));
     if (claudeVersion === null) {

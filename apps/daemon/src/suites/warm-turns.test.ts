@@ -124,6 +124,24 @@ describe("warm turns in the daemon", () => {
     expect([again.turn?.process, again.turn?.coldReason]).toEqual(["cold", "warm_disabled"]);
   });
 
+  it("ends a kept process within seconds once its session moved on elsewhere", async () => {
+    const { td, records } = await setup();
+    await deliver(td);
+    const [kept] = await records();
+    expect(alive(kept?.pid ?? 0)).toBe(true);
+    // As another daemon's turn of this conversation would leave the session.
+    await td.daemon.db
+      .updateTable("sessions")
+      .set({ resume_at_message_id: "00000000-0000-4000-8000-000000000000" })
+      .execute();
+    await waitFor(
+      () => Promise.resolve(alive(kept?.pid ?? 0) ? null : true),
+      "the kept process to be ended",
+    );
+    const next = await deliver(td);
+    expect([next.turn?.process, next.turn?.coldReason]).toEqual(["cold", "session_moved"]);
+  });
+
   it("ends its kept processes when it stops", async () => {
     const { td, records } = await setup();
     await deliver(td);
