@@ -56,8 +56,10 @@ const atStateArb = fc
     briefings: fc.array(briefingArb, { minLength: 3, maxLength: 3 }),
   })
   .map(({ base, name, url, description, tech, salutations, briefings }) => {
+    // A letter first keeps each value non-blank; the contract allows at most 100 characters
+    // (12 pieces of markup can make more).
     const [backendLanguage, backendFramework, frontendLanguage, frontendFramework] = tech.map(
-      (value) => `T${value}`,
+      (value) => `T${value}`.slice(0, 100),
     );
     return {
       project: {
