@@ -27,6 +27,15 @@ describe("runtime transcripts", () => {
     });
   });
 
+  it("reads only complete lines: a line the CLI is still appending is left for the next read", async () => {
+    await mkdir(join(configDir, "projects", "-work-a"), { recursive: true });
+    const file = join(configDir, "projects", "-work-a", `${SESSION}.jsonl`);
+    await writeFile(file, '{"a":1}\n{"b":2}\n{"type":"atis-la');
+    expect((await readRuntimeTranscript(configDir, SESSION))?.content).toBe('{"a":1}\n{"b":2}\n');
+    await writeFile(file, '{"half');
+    expect((await readRuntimeTranscript(configDir, SESSION))?.content).toBe("");
+  });
+
   it("finds nothing for an unknown session, a missing config dir or an id that is not one", async () => {
     expect(await readRuntimeTranscript(configDir, SESSION)).toBeNull();
     expect(await readRuntimeTranscript(join(configDir, "missing"), SESSION)).toBeNull();

@@ -14,7 +14,7 @@ export interface RuntimeTranscript {
   readonly sessionId: string;
   /** The folder under `<CLAUDE_CONFIG_DIR>/projects` the CLI wrote it to (from the cwd). */
   readonly projectDir: string;
-  /** The JSON lines, exactly as the CLI wrote them. */
+  /** The complete JSON lines, exactly as the CLI wrote them. */
   readonly content: string;
 }
 
@@ -27,7 +27,9 @@ function isSafeProjectDir(name: string): boolean {
 
 /**
  * The transcript the CLI wrote for a session, or null when there is none (or the id is not a
- * session id). Looked up by id across project folders, as the CLI's own resume does.
+ * session id). Looked up by id across project folders, as the CLI's own resume does. Only
+ * complete lines: a kept-alive CLI may still be appending (it writes some lines after its
+ * `result` event), and half a line would make the stored copy unreadable.
  */
 export async function readRuntimeTranscript(
   claudeConfigDir: string,
@@ -40,7 +42,9 @@ export async function readRuntimeTranscript(
     const content = await readFile(join(projects, projectDir, `${sessionId}.jsonl`), "utf8").catch(
       () => null,
     );
-    if (content !== null) return { sessionId, projectDir, content };
+    if (content !== null) {
+      return { sessionId, projectDir, content: content.slice(0, content.lastIndexOf("\n") + 1) };
+    }
   }
   return null;
 }

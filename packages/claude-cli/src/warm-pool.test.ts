@@ -263,3 +263,24 @@ describe("WarmClaudeProcess start failures", () => {
     await Promise.all([missing.end(), noDir.end()]);
   });
 });
+
+describe("WarmProcessPool: one process per key", () => {
+  it("lets a new process for a key start only after the one being ended has exited", async () => {
+    const pool = new WarmProcessPool({ capacity: 2, idleMs: 60_000 });
+    // A process that ignores the end of its input and SIGTERM: only SIGKILL after the grace
+    // ends it, so "ended" and "exited" are far apart.
+    const { process } = await startFake({
+      FAKE_CLAUDE_SCENARIO: "hang",
+      FAKE_CLAUDE_IGNORE_SIGTERM: "1",
+    });
+    const hanging = process.runTurn({ prompt: "x", timeoutMs: 60_000 });
+    pool.retire("a", process, "previous_turn_failed");
+    expect(process.ended).toBe(false);
+    await pool.settled("a");
+    expect(process.ended).toBe(true);
+    expect((await hanging).ok).toBe(false);
+    expect(pool.checkout("a", "x").reason).toBe("previous_turn_failed");
+    await pool.settled("b");
+    await pool.close();
+  });
+});

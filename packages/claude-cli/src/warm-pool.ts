@@ -66,6 +66,8 @@ export class WarmProcessPool {
   readonly #kept = new Map<string, Kept>();
   readonly #endedBecause = new Map<string, ColdReason>();
   readonly #ending = new Set<Promise<void>>();
+  /** Processes of a key still on their way out: a new one for the key waits for them. */
+  readonly #endingByKey = new Map<string, Set<Promise<void>>>();
   #closed = false;
 
   constructor(options: WarmPoolOptions) {
@@ -161,9 +163,25 @@ export class WarmProcessPool {
     this.#end(key, kept.process, reason);
   }
 
-  /** A turn's process ended with the turn (it failed): the next turn says so. */
-  noteEnded(key: string, reason: ColdReason): void {
-    this.#remember(key, reason);
+  /**
+   * Ends a turn's process that is not kept (its turn failed, say); the next turn of the key
+   * says why it starts cold, and waits in {@link settled} until this one has exited.
+   */
+  retire(key: string, process: WarmClaudeProcess, reason: ColdReason): void {
+    this.#end(key, process, reason);
+  }
+
+  /**
+   * Resolves once every process of `key` that is being ended has exited. A new process for
+   * the key starts only then: one process per session, never two at once (an exiting CLI may
+   * still write to the session's transcript).
+   */
+  async settled(key: string): Promise<void> {
+    for (;;) {
+      const pending = this.#endingByKey.get(key);
+      if (pending === undefined || pending.size === 0) return;
+      await Promise.all([...pending]);
+    }
   }
 
   /**
@@ -203,10 +221,15 @@ export class WarmProcessPool {
 
   #end(key: string, process: WarmClaudeProcess, reason: ColdReason): void {
     this.#remember(key, reason);
-    const ending = process.end().finally(() => {
+    const byKey = this.#endingByKey.get(key) ?? new Set<Promise<void>>();
+    this.#endingByKey.set(key, byKey);
+    const ending: Promise<void> = process.end().finally(() => {
       this.#ending.delete(ending);
+      byKey.delete(ending);
+      if (byKey.size === 0 && this.#endingByKey.get(key) === byKey) this.#endingByKey.delete(key);
     });
     this.#ending.add(ending);
+    byKey.add(ending);
     try {
       this.#options.onEnded?.(key, process, reason);
     } catch {

@@ -113,6 +113,9 @@ export async function startCold(
   session: SessionRow | undefined,
 ): Promise<Omit<TurnProcess, "coldReason"> & { coldReason: null }> {
   const { claude, watchdog } = services;
+  // One process per session: one being ended (its turn failed, the context changed) has
+  // exited before the next starts, so the two never touch the session's files at once.
+  await services.warm.settled(warmKey(turn.project_id));
   // Whichever instance ran the session's last turn, its stored transcript is what resumes. It
   // must be on disk before the process starts: the CLI reads it at start.
   if (session !== undefined)
@@ -156,8 +159,7 @@ export function afterTurn(
 ): void {
   const key = warmKey(turn.project_id);
   if (!outcome.ok) {
-    void taken.process.end();
-    services.warm.noteEnded(key, "previous_turn_failed");
+    services.warm.retire(key, taken.process, "previous_turn_failed");
     return;
   }
   services.warm.keep(

@@ -89,6 +89,8 @@ export async function runTurn(
       // resume point: the conversation cannot continue, so this turn starts a new one.
       await resetSession(services, turn, live, session, "unknown_session");
       resumedFrom = undefined;
+      // Its process has failed: it exits before the fresh one starts.
+      afterTurn(services, turn, taken, { ok: false }, digest);
       taken = {
         ...(await startCold(services, turn, prepared.workspaceDir, undefined)),
         coldReason: "new_session",

@@ -166,11 +166,11 @@ export class ClaudeCodeRuntime {
           taken.process,
         );
       } else {
-        this.#warm.noteEnded(turn.sessionKey, "previous_turn_failed");
+        this.#warm.retire(turn.sessionKey, taken.process, "previous_turn_failed");
       }
       return result;
     } catch (error) {
-      void taken.process.end();
+      this.#warm.retire(turn.sessionKey, taken.process, "previous_turn_failed");
       throw error;
     } finally {
       if (separateTurnMarker) turn.watchdog.untrack(turn.turnId);
@@ -225,6 +225,9 @@ export class ClaudeCodeRuntime {
       }
       coldReason = checkout.reason;
     }
+    // One process per session: one being ended (its turn failed, the context changed) has
+    // exited before the next starts, so the two never touch the session's files at once.
+    await this.#warm.settled(turn.sessionKey);
     if (turn.resumeRuntimeSessionId !== null) await turn.beforeColdResume?.();
     const marker = turn.turnId;
     // From here on the turn has processes: they must not outlive this daemon.
