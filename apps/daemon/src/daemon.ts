@@ -18,7 +18,7 @@ import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
-import { startWarmPruning } from "./runtime/warm-prune.ts";
+import { daemonSessionPoints } from "./runtime/warm-prune.ts";
 import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
 import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
@@ -130,7 +130,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     // Kept processes end after the turns (cleanups run in reverse order).
     cleanups.push(() => runtime.close());
     // Those whose session went on on another daemon are ended within seconds.
-    const stopPruning = startWarmPruning(db, runtime.warm, logger, 5_000);
+    const stopPruning = runtime.warm.pruneMovedEvery(5_000, daemonSessionPoints(db), {
+      onEnded: (ended) => {
+        logger.info({ ended }, "ended warm processes whose session moved on");
+      },
+      onError: (error) => {
+        logger.warn({ err: error }, "could not check warm processes against their sessions");
+      },
+    });
     cleanups.push(() => {
       stopPruning();
       return Promise.resolve();

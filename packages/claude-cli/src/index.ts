@@ -16,12 +16,12 @@ export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
 export {
   WarmProcessPool,
-  isAtSessionPoint,
   startupFileDigests,
   warmContextDigest,
   warmFingerprint,
   type Checkout,
   type ColdReason,
+  type SessionPoints,
   type WarmPoolOptions,
 } from "./warm-pool.ts";
 export {

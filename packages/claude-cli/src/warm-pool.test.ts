@@ -284,3 +284,30 @@ describe("WarmProcessPool: one process per key", () => {
     await pool.close();
   });
 });
+
+describe("WarmClaudeProcess and the orphan watchdog", () => {
+  it("tracks its marker before the spawn and untracks it once the process has exited", async () => {
+    const calls: string[] = [];
+    const watchdog = {
+      track: (value: string) => calls.push(`+${value}`),
+      untrack: (value: string) => calls.push(`-${value}`),
+    };
+    counter += 1;
+    const process = await WarmClaudeProcess.start({
+      claudePath: FAKE_CLAUDE_PATH,
+      cwd: root,
+      args: buildClaudeArgs({}),
+      env: { FAKE_CLAUDE_STATE_DIR: join(root, `state-${counter}`) },
+      killGraceMs: 300,
+      tag: "turn-1",
+      watchdog,
+    });
+    expect(calls).toEqual(["+turn-1"]);
+    expect((await turn(process, "hi")).ok).toBe(true);
+    expect(calls).toEqual(["+turn-1"]);
+    await process.end();
+    await process.whenEnded();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual(["+turn-1", "-turn-1"]);
+  });
+});

@@ -42,6 +42,12 @@ interface Kept {
   readonly timer: NodeJS.Timeout;
 }
 
+/** Where sessions stand now, by pool key: the session id and the message it continues from. */
+export type SessionPoints = ReadonlyMap<
+  string,
+  { readonly id: string; readonly at: string | null }
+>;
+
 export type Checkout =
   | { readonly process: WarmClaudeProcess; readonly reason: null }
   | { readonly process: null; readonly reason: ColdReason };
@@ -199,9 +205,52 @@ export class WarmProcessPool {
     return ended;
   }
 
-  /** The kept fingerprints, by key (what `prune` checks). */
-  entries(): Array<{ key: string; fingerprint: string }> {
-    return [...this.#kept].map(([key, kept]) => ({ key, fingerprint: kept.fingerprint }));
+  /**
+   * Ends the kept processes whose session moved on without them (a turn of it ran on another
+   * instance, or it ended): `points` tells where each kept key's session stands now, and a key
+   * it leaves out has no session any more. Such processes could never run a turn again and
+   * would only hold memory until their idle timeout.
+   */
+  async pruneMoved(points: (keys: readonly string[]) => Promise<SessionPoints>): Promise<number> {
+    const keys = [...this.#kept.keys()];
+    if (keys.length === 0) return 0;
+    const current = await points(keys);
+    return this.prune((key, fingerprint) => {
+      const point = current.get(key);
+      return point !== undefined && isAtSessionPoint(fingerprint, point);
+    }, "session_moved");
+  }
+
+  /**
+   * {@link pruneMoved} every `everyMs` until the returned stop is called. A failed pass (the
+   * database briefly unreachable) is reported and the next one tries again.
+   */
+  pruneMovedEvery(
+    everyMs: number,
+    points: (keys: readonly string[]) => Promise<SessionPoints>,
+    report: { onEnded(count: number): void; onError(error: unknown): void },
+  ): () => void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.pruneMoved(points)
+        .then(
+          (ended) => {
+            if (ended > 0) report.onEnded(ended);
+          },
+          (error: unknown) => {
+            report.onError(error);
+          },
+        )
+        .finally(() => {
+          running = false;
+        });
+    }, everyMs);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+    };
   }
 
   /** Ends every kept process and keeps none from now on; resolves when all have exited. */

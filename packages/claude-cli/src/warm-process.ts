@@ -10,6 +10,7 @@ import {
   type ClaudeStreamEvent,
 } from "./stream-json.ts";
 import { definedEntries } from "./child-env.ts";
+import type { OrphanWatchdog } from "./orphan-watchdog.ts";
 import { DEFAULT_KILL_GRACE_MS } from "./turn-options.ts";
 import { classify, type TerminationCause } from "./turn-outcome.ts";
 import { checkBeforeSpawn, spawnFailure } from "./turn-preflight.ts";
@@ -42,6 +43,11 @@ export interface WarmProcessOptions {
    * for whoever later finds it in a pool.
    */
   readonly tag?: string;
+  /**
+   * Tracks `tag` as the marker of this process's group for as long as it lives, so the
+   * service's orphan watchdog ends it if the service dies (see orphan-watchdog.ts).
+   */
+  readonly watchdog?: Pick<OrphanWatchdog, "track" | "untrack">;
 }
 
 export interface WarmTurnOptions {
@@ -142,7 +148,16 @@ export class WarmClaudeProcess {
    */
   static async start(options: WarmProcessOptions): Promise<WarmClaudeProcess> {
     const notStarted = await checkBeforeSpawn(options.claudePath, options.cwd);
-    return new WarmClaudeProcess(options, notStarted);
+    const { watchdog, tag } = options;
+    // Tracked before the spawn: a service that dies right after it still has it ended.
+    if (watchdog !== undefined && tag !== undefined) watchdog.track(tag);
+    const process = new WarmClaudeProcess(options, notStarted);
+    if (watchdog !== undefined && tag !== undefined) {
+      void process.whenEnded().then(() => {
+        watchdog.untrack(tag);
+      });
+    }
+    return process;
   }
 
   get pid(): number | undefined {

@@ -121,8 +121,6 @@ export async function startCold(
   if (session !== undefined)
     await materialiseSessionTranscript(services.db, claude.claudeConfigDir, session);
   const marker = turn.id;
-  // From here on the turn has processes: they must not outlive this instance.
-  watchdog.track(marker);
   const process = await WarmClaudeProcess.start({
     claudePath: claude.claudePath,
     cwd: workspaceDir,
@@ -138,9 +136,8 @@ export async function startCold(
     env: { ...claude.env(), [TURN_ID_VARIABLE]: marker },
     ...(claude.killGraceMs === undefined ? {} : { killGraceMs: claude.killGraceMs }),
     tag: marker,
-  });
-  void process.whenEnded().then(() => {
-    watchdog.untrack(marker);
+    // Its processes must not outlive this instance, however it dies.
+    watchdog,
   });
   return { process, kind: "cold", coldReason: null, marker };
 }

@@ -12,9 +12,9 @@ import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
 import { storeTurnEvent } from "./turn-event-store.ts";
 import { runTurn } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
-import { startWarmPruning } from "./warm-prune.ts";
+import { projectSessionPoints } from "./warm-prune.ts";
 
-/** How often kept processes are checked against their sessions (see warm-prune.ts). */
+/** How often kept processes are checked against their sessions. */
 const WARM_PRUNE_EVERY_MS = 5_000;
 import type { TurnServices } from "./turn-services.ts";
 
@@ -104,11 +104,18 @@ export class TurnRunner {
 
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */
   start(): Promise<void> {
-    this.stopPruning = startWarmPruning(
-      this.options.db,
-      this.options.warm,
-      this.options.logger,
+    const { logger } = this.options;
+    this.stopPruning = this.options.warm.pruneMovedEvery(
       WARM_PRUNE_EVERY_MS,
+      projectSessionPoints(this.options.db),
+      {
+        onEnded: (ended) => {
+          logger.info({ ended }, "ended warm processes whose session moved on");
+        },
+        onError: (error) => {
+          logger.warn({ err: error }, "could not check warm processes against their sessions");
+        },
+      },
     );
     return this.options.queue.work(
       (job, signal) => this.runQueued(job.data.turnId, signal),

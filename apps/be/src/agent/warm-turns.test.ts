@@ -12,7 +12,7 @@ import {
   type TestUser,
 } from "../test-support/harness.ts";
 import { processMarkersOf } from "./turn-queue.ts";
-import { pruneMovedSessions } from "./warm-prune.ts";
+import { projectSessionPoints } from "./warm-prune.ts";
 
 /**
  * Warm turns (issue 15) with the fake CLI: when a project's next turn runs in its kept
@@ -153,9 +153,10 @@ describe("warm turns", () => {
       .set({ resume_at_message_id: "00000000-0000-4000-8000-000000000000" })
       .where("project_id", "=", project.id)
       .execute();
-    expect(await pruneMovedSessions(db, harness.service.warm)).toBe(1);
+    const points = projectSessionPoints(db);
+    expect(await harness.service.warm.pruneMoved(points)).toBe(1);
     expect(harness.service.warm.size).toBe(0);
-    expect(await pruneMovedSessions(db, harness.service.warm)).toBe(0);
+    expect(await harness.service.warm.pruneMoved(points)).toBe(0);
   });
 
   it("records the process marker of a warm turn, and ends kept processes with the service", async () => {

@@ -230,8 +230,6 @@ export class ClaudeCodeRuntime {
     await this.#warm.settled(turn.sessionKey);
     if (turn.resumeRuntimeSessionId !== null) await turn.beforeColdResume?.();
     const marker = turn.turnId;
-    // From here on the turn has processes: they must not outlive this daemon.
-    turn.watchdog.track(marker);
     const process = await WarmClaudeProcess.start({
       claudePath: this.#options.claudePath,
       cwd: turn.cwd,
@@ -252,9 +250,8 @@ export class ClaudeCodeRuntime {
         ? {}
         : { killGraceMs: this.#options.killGraceMs }),
       tag: marker,
-    });
-    void process.whenEnded().then(() => {
-      turn.watchdog.untrack(marker);
+      // Its processes must not outlive this daemon, however it dies.
+      watchdog: turn.watchdog,
     });
     return { process, kind: "cold", coldReason, marker };
   }
