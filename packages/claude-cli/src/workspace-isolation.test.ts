@@ -148,6 +148,16 @@ describe("findWorkspaceInstructionFiles", () => {
 });
 
 describe("ensureWorkspaceRepository", () => {
+  it("gives turns that start at once in a new workspace one repository, and no failure", async () => {
+    const workspace = join(await tree({}), "ws-at-once");
+    await mkdir(workspace, { recursive: true });
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () => ensureWorkspaceRepository(workspace)),
+    );
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(await ensureWorkspaceRepository(workspace)).toBe(false);
+  });
+
   it("runs git init once; an existing repository is left alone", async () => {
     const root = await tree({ "ws/file": "x" });
     expect(await ensureWorkspaceRepository(join(root, "ws"))).toBe(true);

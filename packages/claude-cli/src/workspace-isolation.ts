@@ -220,16 +220,32 @@ export async function findWorkspaceInstructionFiles(
 
 const run = promisify(execFile);
 
+/** Repositories being created by this process, by workspace: concurrent turns share one. */
+const creating = new Map<string, Promise<boolean>>();
+
 /**
  * Makes the workspace a git repository of its own (`git init`) unless it already is one, so
  * the CLI treats it as the project root and never a foreign work tree around it. Returns true
- * when it created the repository.
+ * when it created the repository. Safe when several turns of one workspace (an agent's
+ * conversations) start at once: in this process they share one `git init`, and an init that
+ * fails because another process made the repository in the meantime counts as done.
  */
-export async function ensureWorkspaceRepository(workspace: string): Promise<boolean> {
+export function ensureWorkspaceRepository(workspace: string): Promise<boolean> {
+  const pending = creating.get(workspace);
+  if (pending !== undefined) return pending.then(() => false);
+  const created = createRepository(workspace).finally(() => {
+    creating.delete(workspace);
+  });
+  creating.set(workspace, created);
+  return created;
+}
+
+async function createRepository(workspace: string): Promise<boolean> {
   if (await exists(join(workspace, ".git"))) return false;
   try {
     await run("git", ["init", "--quiet", workspace], { env: { PATH: process.env["PATH"] ?? "" } });
   } catch (error) {
+    if (await exists(join(workspace, ".git", "HEAD"))) return false;
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(
       code === "ENOENT"
