@@ -91,13 +91,12 @@ export interface IsolationOptions {
 /** Every instruction source outside what we render that the CLI would use for this workspace. */
 export async function findIsolationBreaches(options: IsolationOptions): Promise<IsolationBreach[]> {
   const workspace = resolve(options.workspace);
-  const breaches: IsolationBreach[] = [];
+  const candidates: IsolationBreach[] = [];
   let directory = options.isRoot === true ? workspace : dirname(workspace);
   for (;;) {
     for (const entry of ANCESTOR_ENTRIES) {
       const path = join(directory, entry);
-      if (await exists(path))
-        breaches.push({ path, source: entry === ".git" ? "foreign_git" : "ancestor" });
+      candidates.push({ path, source: entry === ".git" ? "foreign_git" : "ancestor" });
     }
     const parent = dirname(directory);
     if (parent === directory) break;
@@ -105,14 +104,16 @@ export async function findIsolationBreaches(options: IsolationOptions): Promise<
   }
   const configDir = resolve(options.claudeConfigDir);
   for (const entry of CONFIG_DIR_ENTRIES) {
-    const path = join(configDir, entry);
-    if (await exists(path)) breaches.push({ path, source: "config_dir" });
+    candidates.push({ path: join(configDir, entry), source: "config_dir" });
   }
   const managedDir = resolve(options.managedDir ?? MANAGED_CLAUDE_DIR);
   for (const entry of MANAGED_ENTRIES) {
-    const path = join(managedDir, entry);
-    if (await exists(path)) breaches.push({ path, source: "managed" });
+    candidates.push({ path: join(managedDir, entry), source: "managed" });
   }
+  // Every path at once (this runs before every turn, warm ones included), reported in the
+  // fixed order above.
+  const present = await Promise.all(candidates.map((candidate) => exists(candidate.path)));
+  const breaches = candidates.filter((_, index) => present[index] === true);
   const nested =
     options.isRoot === true
       ? false
@@ -195,11 +196,17 @@ export async function findWorkspaceInstructionFiles(
   ours: readonly string[] = [],
 ): Promise<string[]> {
   const found = new Set<string>();
-  for (const file of INSIDE_FILES) if (await exists(join(workspace, file))) found.add(file);
-  for (const directory of INSIDE_DIRECTORIES) {
-    for (const file of await listFiles(join(workspace, directory)))
-      found.add(join(directory, file));
-  }
+  // The fixed places side by side; the result is sorted, so the order of the looks is free.
+  const [present, listings] = await Promise.all([
+    Promise.all(INSIDE_FILES.map((file) => exists(join(workspace, file)))),
+    Promise.all(INSIDE_DIRECTORIES.map((directory) => listFiles(join(workspace, directory)))),
+  ]);
+  INSIDE_FILES.forEach((file, index) => {
+    if (present[index] === true) found.add(file);
+  });
+  INSIDE_DIRECTORIES.forEach((directory, index) => {
+    for (const file of listings[index] ?? []) found.add(join(directory, file));
+  });
   let listed = 0;
   const walk = async (relativeDir: string, depth: number): Promise<void> => {
     if (depth > MAX_NESTED_DEPTH || listed >= MAX_LISTED_DIRECTORIES) return;

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:net";
 import { once } from "node:events";
 import { afterEach, describe, expect, test } from "vitest";
 import { PortsError } from "./errors.ts";
-import { probePort } from "./probe.ts";
+import { probePort, probePorts } from "./probe.ts";
 import { ephemeralPort, startListener, type Listener } from "./test-support/processes.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -59,6 +59,18 @@ describe("probePort against real sockets on loopback", () => {
     });
   });
 
+  test("a listener on any address makes the port busy: every IPv4 address, every address, another loopback address", async () => {
+    for (const host of ["0.0.0.0", "::", "127.0.0.2"]) {
+      const port = await ephemeralPort();
+      const listener = await listenInChild(port, host);
+      expect(await probePort(port)).toMatchObject({
+        port,
+        state: "busy",
+        holder: { pid: listener.pid },
+      });
+    }
+  });
+
   test("a free port is free, and probing leaves it free for the project's server", async () => {
     const port = await ephemeralPort();
     expect(await probePort(port)).toEqual({ port, state: "free" });
@@ -81,5 +93,34 @@ describe("probePort against real sockets on loopback", () => {
       await expect(probePort(port)).rejects.toThrow(PortsError);
       await expect(probePort(port)).rejects.toMatchObject({ code: "invalid_port" });
     }
+  });
+});
+
+describe("probePorts: several ports from one look at the socket tables", () => {
+  test("answers each port in the order given, as probePort would", async () => {
+    const free = await ephemeralPort();
+    const { port: busyHere } = await listenHere("127.0.0.1");
+    const v6 = await ephemeralPort();
+    const listener = await listenInChild(v6, "::1");
+    expect(await probePorts([free, busyHere, v6])).toEqual([
+      { port: free, state: "free" },
+      await probePort(busyHere),
+      await probePort(v6),
+    ]);
+    expect((await probePorts([v6]))[0]).toMatchObject({ holder: { pid: listener.pid } });
+  });
+
+  test("a port named twice is probed once (its two bind tests would collide) and answered twice", async () => {
+    const port = await ephemeralPort();
+    expect(await probePorts([port, port])).toEqual([
+      { port, state: "free" },
+      { port, state: "free" },
+    ]);
+  });
+
+  test("refuses the whole call when any entry is not a port, before probing anything", async () => {
+    const port = await ephemeralPort();
+    await expect(probePorts([port, 70000])).rejects.toMatchObject({ code: "invalid_port" });
+    expect(await probePorts([])).toEqual([]);
   });
 });

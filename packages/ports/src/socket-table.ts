@@ -52,17 +52,32 @@ export interface PortListeners {
  * process of another user, or in another pid namespace).
  */
 export async function inspectPort(port: number): Promise<PortListeners> {
+  const [listeners] = await inspectPorts([port]);
+  if (listeners === undefined) throw new Error("inspectPorts returned nothing for one port");
+  return listeners;
+}
+
+/**
+ * `inspectPort` for several ports from one read of the socket tables, in the order given.
+ * Reading `/proc/net/tcp` costs milliseconds however few sockets it lists (the kernel walks
+ * its whole connection table), so a caller with several ports reads it once.
+ */
+export async function inspectPorts(ports: readonly number[]): Promise<PortListeners[]> {
   const tables = await Promise.all(
     ["/proc/net/tcp", "/proc/net/tcp6"].map((path) => readFile(path, "utf8").catch(() => null)),
   );
   if (tables.every((table) => table === null)) {
-    return { tablesReadable: false, listening: false, holders: [] };
+    return ports.map(() => ({ tablesReadable: false, listening: false, holders: [] }));
   }
-  const inodes = new Set(
-    tables.flatMap((table) => (table === null ? [] : listeningInodes(table, port))),
+  return Promise.all(
+    ports.map(async (port): Promise<PortListeners> => {
+      const inodes = new Set(
+        tables.flatMap((table) => (table === null ? [] : listeningInodes(table, port))),
+      );
+      if (inodes.size === 0) return { tablesReadable: true, listening: false, holders: [] };
+      return { tablesReadable: true, listening: true, holders: await holdersOfSockets(inodes) };
+    }),
   );
-  if (inodes.size === 0) return { tablesReadable: true, listening: false, holders: [] };
-  return { tablesReadable: true, listening: true, holders: await holdersOfSockets(inodes) };
 }
 
 async function holdersOfSockets(inodes: ReadonlySet<string>): Promise<PortHolder[]> {

@@ -1,4 +1,4 @@
-import { probePort, type PortProbe } from "../probe.ts";
+import { probePorts, type PortProbe } from "../probe.ts";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
 import { shellQuote, type CliIo } from "./io.ts";
 import { loadProjectFile } from "./project-file.ts";
@@ -19,10 +19,9 @@ export async function check(io: CliIo, options: CheckOptions): Promise<ExitCode>
   const loaded = await loadProjectFile(options.projectDir);
   if (!loaded.ok) return reportBadFile(io, loaded.file, loaded.error, options.json);
   const { values } = loaded;
-  const probes = {
-    be: await probePort(values.ports.be),
-    fe: await probePort(values.ports.fe),
-  };
+  const [be, fe] = await probePorts([values.ports.be, values.ports.fe]);
+  if (be === undefined || fe === undefined) throw new Error("probePorts answered too few ports");
+  const probes = { be, fe };
   const busy = TARGETS.filter((target) => probes[target].state === "busy");
   const instruction =
     busy.length === 0
