@@ -66,6 +66,11 @@ describe.skipIf(!canRun)("at the wire: warm and cold turns of the same state", (
       .selectAll()
       .where("agent_session_id", "=", session.id)
       .executeTakeFirstOrThrow();
+    const transcriptParts = await db
+      .selectFrom("agent_session_transcript_parts")
+      .selectAll()
+      .where("agent_session_id", "=", session.id)
+      .execute();
 
     const warm = await send("Druhá zpráva.");
     expect(warm.started).toEqual({
@@ -82,9 +87,14 @@ describe.skipIf(!canRun)("at the wire: warm and cold turns of the same state", (
       .execute();
     await db
       .updateTable("agent_session_transcripts")
-      .set({ content: transcript.content })
+      .set(transcript)
       .where("agent_session_id", "=", session.id)
       .execute();
+    await db
+      .deleteFrom("agent_session_transcript_parts")
+      .where("agent_session_id", "=", session.id)
+      .execute();
+    await db.insertInto("agent_session_transcript_parts").values(transcriptParts).execute();
     harness.service.warm.prune(() => false, "idle_timeout");
 
     const cold = await send("Druhá zpráva.");

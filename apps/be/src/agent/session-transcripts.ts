@@ -3,12 +3,57 @@
  * successful turn Claude Code's transcript is stored with the turn, and before a resume it is
  * written back on whichever instance runs the next turn, over whatever that machine holds (an
  * older copy, or what a failed turn appended). A failed turn is never stored.
+ *
+ * Stored in parts: Claude Code only appends to a session's transcript, so a turn stores what
+ * was added since the stored copy, once it has checked that the file still begins with that
+ * copy (length and sha256). Anything else (another session id or folder, a rewritten line, a
+ * copy of unknown digest) stores the whole file again as the only part.
  */
+import { createHash } from "node:crypto";
 import { writeRuntimeTranscript, type RuntimeTranscript } from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { SessionRow } from "./session-pinning.ts";
+
+/** Parts a transcript may gather before a turn stores it whole again (and drops them). */
+export const MAX_TRANSCRIPT_PARTS = 64;
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** How a stored copy and the file compare: append the tail, or store everything again. */
+export type TranscriptWrite =
+  { readonly kind: "append"; readonly tail: string } | { readonly kind: "replace" };
+
+/** Pure: what the next write of `transcript` over `stored` is. */
+export function transcriptWrite(
+  stored: {
+    readonly claude_session_id: string;
+    readonly project_dir: string;
+    readonly content_length: number | null;
+    readonly content_sha256: string | null;
+    /** How many parts hold it now. */
+    readonly parts: number;
+  } | null,
+  transcript: RuntimeTranscript,
+): TranscriptWrite {
+  if (
+    stored === null ||
+    stored.parts >= MAX_TRANSCRIPT_PARTS ||
+    stored.content_length === null ||
+    stored.content_sha256 === null ||
+    stored.claude_session_id !== transcript.sessionId ||
+    stored.project_dir !== transcript.projectDir ||
+    transcript.content.length < stored.content_length
+  ) {
+    return { kind: "replace" };
+  }
+  const prefix = transcript.content.slice(0, stored.content_length);
+  if (sha256(prefix) !== stored.content_sha256) return { kind: "replace" };
+  return { kind: "append", tail: transcript.content.slice(stored.content_length) };
+}
 
 /** Stores a session's transcript as of the given successful turn (in the turn's transaction). */
 export async function storeSessionTranscript(
@@ -17,25 +62,93 @@ export async function storeSessionTranscript(
   turnId: string,
   transcript: RuntimeTranscript,
 ): Promise<void> {
+  const stored = await db
+    .selectFrom("agent_session_transcripts as t")
+    .select([
+      "t.claude_session_id",
+      "t.project_dir",
+      "t.content_length",
+      "t.content_sha256",
+      sql<number>`(SELECT count(*)::int FROM agent_session_transcript_parts p WHERE p.agent_session_id = t.agent_session_id)`.as(
+        "parts",
+      ),
+    ])
+    .where("t.agent_session_id", "=", agentSessionId)
+    .executeTakeFirst();
+  const write = transcriptWrite(stored ?? null, transcript);
+  const header = {
+    claude_session_id: transcript.sessionId,
+    project_dir: transcript.projectDir,
+    content_length: transcript.content.length,
+    content_sha256: sha256(transcript.content),
+    turn_id: turnId,
+  };
+  if (write.kind === "append") {
+    await db
+      .updateTable("agent_session_transcripts")
+      .set({ ...header, updated_at: sql<string>`clock_timestamp()` })
+      .where("agent_session_id", "=", agentSessionId)
+      .execute();
+    if (write.tail.length > 0) {
+      await db
+        .insertInto("agent_session_transcript_parts")
+        .values({
+          agent_session_id: agentSessionId,
+          seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_session_transcript_parts WHERE agent_session_id = ${agentSessionId})`,
+          content: write.tail,
+          turn_id: turnId,
+        })
+        .execute();
+    }
+    return;
+  }
   await db
     .insertInto("agent_session_transcripts")
-    .values({
-      agent_session_id: agentSessionId,
-      claude_session_id: transcript.sessionId,
-      project_dir: transcript.projectDir,
-      content: transcript.content,
-      turn_id: turnId,
-    })
+    .values({ agent_session_id: agentSessionId, ...header })
     .onConflict((oc) =>
       oc.column("agent_session_id").doUpdateSet({
-        claude_session_id: transcript.sessionId,
-        project_dir: transcript.projectDir,
-        content: transcript.content,
-        turn_id: turnId,
+        ...header,
         updated_at: sql<string>`clock_timestamp()`,
       }),
     )
     .execute();
+  await db
+    .deleteFrom("agent_session_transcript_parts")
+    .where("agent_session_id", "=", agentSessionId)
+    .execute();
+  await db
+    .insertInto("agent_session_transcript_parts")
+    .values({
+      agent_session_id: agentSessionId,
+      seq: 1,
+      content: transcript.content,
+      turn_id: turnId,
+    })
+    .execute();
+}
+
+/** The stored transcript of a session, whole; null when nothing is stored. */
+export async function loadSessionTranscript(
+  db: Kysely<DatabaseSchema>,
+  agentSessionId: string,
+): Promise<RuntimeTranscript | null> {
+  const stored = await db
+    .selectFrom("agent_session_transcripts as t")
+    .select([
+      "t.claude_session_id",
+      "t.project_dir",
+      sql<string>`COALESCE((SELECT string_agg(p.content, '' ORDER BY p.seq) FROM agent_session_transcript_parts p WHERE p.agent_session_id = t.agent_session_id), '')`.as(
+        "content",
+      ),
+    ])
+    .where("t.agent_session_id", "=", agentSessionId)
+    .executeTakeFirst();
+  if (stored === undefined) return null;
+  return {
+    sessionId: stored.claude_session_id,
+    projectDir: stored.project_dir,
+    content: stored.content,
+  };
 }
 
 /**
@@ -48,15 +161,7 @@ export async function materialiseSessionTranscript(
   claudeConfigDir: string,
   session: SessionRow,
 ): Promise<boolean> {
-  const stored = await db
-    .selectFrom("agent_session_transcripts")
-    .select(["claude_session_id", "project_dir", "content"])
-    .where("agent_session_id", "=", session.id)
-    .executeTakeFirst();
-  if (stored === undefined) return false;
-  return writeRuntimeTranscript(claudeConfigDir, {
-    sessionId: stored.claude_session_id,
-    projectDir: stored.project_dir,
-    content: stored.content,
-  });
+  const stored = await loadSessionTranscript(db, session.id);
+  if (stored === null) return false;
+  return writeRuntimeTranscript(claudeConfigDir, stored);
 }

@@ -3,7 +3,7 @@
  * workspace's isolation and report busy project ports. A failure here means nothing was spawned.
  */
 import { WorkspaceIsolationError } from "@talkide/claude-cli";
-import { derivePorts, probePort } from "@talkide/ports";
+import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";
 import { prepareSpawnContext } from "../context/prepare.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
@@ -21,7 +21,16 @@ export interface PreparedSpawn {
   readonly instructionFiles: readonly string[];
 }
 
-/** Prepares the turn's spawn: context written, workspace checked, busy ports reported. */
+/** The project's derived ports as probed, in a fixed order (be, fe). */
+export type ProbedPorts = ReadonlyArray<{
+  readonly service: "be" | "fe";
+  readonly probe: PortProbe;
+}>;
+
+/**
+ * Prepares the turn's spawn: context written and workspace checked. The project's ports are
+ * probed separately (`probeProjectPorts`): nothing the agent reads depends on them.
+ */
 export async function prepareSpawn(
   services: TurnServices,
   turn: TurnRow,
@@ -29,7 +38,6 @@ export async function prepareSpawn(
 ): Promise<PreparedSpawn> {
   const { workspaceDir, rendered } = await writeContext(services, turn, live);
   const instructionFiles = await guard(services, turn, workspaceDir, live);
-  await reportBusyPorts(services, turn.project_id, live);
   return { workspaceDir, rendered, instructionFiles };
 }
 
@@ -70,8 +78,8 @@ async function writeContext(
 
 /**
  * Isolation before the spawn (see workspace-guard.ts): a breach fails the turn without
- * spawning; instruction files the agent wrote inside the workspace go into an event and the
- * turn record.
+ * spawning; instruction files the agent wrote inside the workspace go into an event (and into
+ * the turn record with its process, see turn-lifecycle.ts).
  */
 async function guard(
   services: TurnServices,
@@ -91,11 +99,6 @@ async function guard(
       `${error instanceof Error ? error.message : String(error)} Nothing was spawned.`,
     );
   }
-  await services.db
-    .updateTable("turns")
-    .set({ workspace_instruction_files: JSON.stringify(guarded.instructionFiles) })
-    .where("id", "=", turn.id)
-    .execute();
   if (guarded.instructionFiles.length > 0) {
     live.emit("workspace.instructions", {
       files: guarded.instructionFiles,
@@ -106,37 +109,39 @@ async function guard(
   return guarded.instructionFiles;
 }
 
-/** A busy derived port is reported, never worked around: the user decides what to do. */
-async function reportBusyPorts(
+/**
+ * The project's derived ports, probed now; a failed probe is logged and reports nothing. The
+ * probe reads the kernel's socket tables, milliseconds of CPU however few sockets there are,
+ * so a turn runs it once its message is on its way (turn-lifecycle.ts).
+ */
+export async function probeProjectPorts(
   services: TurnServices,
   projectId: number,
-  live: TurnEmitter,
-): Promise<void> {
+): Promise<ProbedPorts> {
   const ports = derivePorts(projectId);
-  const projectPorts = [
-    ["be", ports.be],
-    ["fe", ports.fe],
-  ] as const;
-  // Both at once (each reads the kernel's socket tables, which is most of a warm turn's
-  // preparation on a busy machine); reported in a fixed order.
-  const probes = await Promise.all(
-    projectPorts.map(([, port]) =>
-      probePort(port).catch((error: unknown) => {
-        services.logger.warn({ err: error, port }, "port probe failed");
-        return null;
-      }),
-    ),
-  );
-  projectPorts.forEach(([service, port], index) => {
-    const probe = probes[index];
-    if (probe?.state !== "busy") return;
+  try {
+    const [be, fe] = await probePorts([ports.be, ports.fe]);
+    return [
+      ...(be === undefined ? [] : [{ service: "be" as const, probe: be }]),
+      ...(fe === undefined ? [] : [{ service: "fe" as const, probe: fe }]),
+    ];
+  } catch (error) {
+    services.logger.warn({ err: error, ports }, "port probe failed");
+    return [];
+  }
+}
+
+/** A busy derived port is reported, never worked around: the user decides what to do. */
+export function reportBusyPorts(probes: ProbedPorts, live: TurnEmitter): void {
+  for (const { service, probe } of probes) {
+    if (probe.state !== "busy") continue;
     live.emit("port.busy", {
       service,
-      port,
+      port: probe.port,
       holder: probe.holder,
-      message: `Port ${port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
+      message: `Port ${probe.port} (the project's ${service.toUpperCase()} port, from .talkide/project.yml) is in use${
         probe.holder === null ? "" : ` by process ${probe.holder.pid}`
       }. Nothing was changed: free the port or tell Mara how to proceed.`,
     });
-  });
+  }
 }

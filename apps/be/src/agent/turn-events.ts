@@ -20,18 +20,23 @@ export interface TurnEmitter {
 }
 
 /**
- * Events of the steps before a turn's `turn.started` (session reset, context written, …), held
- * back until it is known how the turn's process starts, then emitted in order after it: clients
- * read the process from `turn.started`, and the decision needs the rendered context.
+ * Events held back until what must come before them is emitted, then passed on in order: the
+ * steps before a turn's `turn.started` (session reset, context written, …) wait for it, since
+ * clients read the process from `turn.started` and the decision needs the rendered context;
+ * the agent's events wait for the port report, which finishes while the CLI works.
  */
 export class HeldEvents implements TurnEmitter {
   private readonly held: Array<{ type: string; data: Record<string, unknown> }> = [];
+  private target: TurnEmitter | null = null;
 
   emit(type: string, data: Record<string, unknown>): void {
-    this.held.push({ type, data });
+    if (this.target === null) this.held.push({ type, data });
+    else this.target.emit(type, data);
   }
 
+  /** Emits what was held, in order, into `live`; later events go straight there. */
   releaseTo(live: TurnEmitter): void {
+    this.target = live;
     for (const { type, data } of this.held.splice(0)) live.emit(type, data);
   }
 }
@@ -47,12 +52,17 @@ export class LiveTurn {
   private readonly listeners = new Set<Listener>();
   private readonly detachers = new Set<() => void>();
   private persisted: Promise<void> = Promise.resolve();
-  private readonly persist: (event: TurnEvent) => Promise<void>;
+  /** Emitted, not yet handed to `persist`: they go together, in order, in the next batch. */
+  private unstored: TurnEvent[] = [];
+  private readonly persist: (events: readonly TurnEvent[]) => Promise<void>;
 
-  /** `stored`: the turn's events already in the database (written before this instance saw it). */
+  /**
+   * `stored`: the turn's events already in the database (written before this instance saw it).
+   * `persist` stores a batch of events in order; batches are stored one after another.
+   */
   constructor(
     turnId: string,
-    persist: (event: TurnEvent) => Promise<void>,
+    persist: (events: readonly TurnEvent[]) => Promise<void>,
     stored: readonly TurnEvent[] = [],
   ) {
     this.turnId = turnId;
@@ -63,7 +73,12 @@ export class LiveTurn {
   emit(type: string, data: Record<string, unknown>): TurnEvent {
     const event: TurnEvent = { seq: this.events.length + 1, type, data };
     this.events.push(event);
-    this.persisted = this.persisted.then(() => this.persist(event));
+    this.unstored.push(event);
+    // Listeners hear it now; storage follows. Events emitted while a batch is being stored
+    // wait and go together in the next one: a burst costs one write, not one per event.
+    if (this.unstored.length === 1) {
+      this.persisted = this.persisted.then(() => this.persist(this.unstored.splice(0)));
+    }
     for (const listener of this.listeners) listener(event);
     return event;
   }
@@ -97,15 +112,39 @@ export class LiveTurn {
 
 export class TurnEventHub {
   private readonly live = new Map<string, LiveTurn>();
+  private readonly waiting = new Map<string, Set<(turn: LiveTurn) => void>>();
 
   open(
     turnId: string,
-    persist: (event: TurnEvent) => Promise<void>,
+    persist: (events: readonly TurnEvent[]) => Promise<void>,
     stored: readonly TurnEvent[] = [],
   ): LiveTurn {
     const turn = new LiveTurn(turnId, persist, stored);
     this.live.set(turnId, turn);
+    const waiting = this.waiting.get(turnId);
+    this.waiting.delete(turnId);
+    for (const onOpen of waiting ?? []) onOpen(turn);
     return turn;
+  }
+
+  /**
+   * Calls `onOpen` when this instance starts running the turn (at once when it already
+   * does): a stream that followed the turn through the database can then take its events
+   * from memory, as they happen. Returns a function that cancels the wait.
+   */
+  whenOpen(turnId: string, onOpen: (turn: LiveTurn) => void): () => void {
+    const open = this.live.get(turnId);
+    if (open !== undefined) {
+      onOpen(open);
+      return () => undefined;
+    }
+    const waiting = this.waiting.get(turnId) ?? new Set();
+    waiting.add(onOpen);
+    this.waiting.set(turnId, waiting);
+    return () => {
+      waiting.delete(onOpen);
+      if (waiting.size === 0 && this.waiting.get(turnId) === waiting) this.waiting.delete(turnId);
+    };
   }
 
   get(turnId: string): LiveTurn | undefined {
@@ -120,5 +159,6 @@ export class TurnEventHub {
   detachAll(): void {
     for (const turn of this.live.values()) turn.detach();
     this.live.clear();
+    this.waiting.clear();
   }
 }

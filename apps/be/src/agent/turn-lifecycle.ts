@@ -16,8 +16,13 @@ import {
   type TurnProcess,
 } from "./claude-spawn.ts";
 import { isPinnedToCurrentRelease, openSession, resetSession } from "./session-pinning.ts";
-import { prepareSpawn } from "./spawn-preparation.ts";
-import { HeldEvents, type LiveTurn } from "./turn-events.ts";
+import {
+  type PreparedSpawn,
+  prepareSpawn,
+  probeProjectPorts,
+  reportBusyPorts,
+} from "./spawn-preparation.ts";
+import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import { failTurn, recordOutcome } from "./turn-outcome.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -63,15 +68,23 @@ export async function runTurn(
     held.releaseTo(live);
   };
   let taken: TurnProcess | null = null;
+  let prepared: PreparedSpawn | null = null;
   try {
     if (staleSession !== undefined) {
       await resetSession(services, turn, held, staleSession, "agent_changed");
     }
-    const prepared = await prepareSpawn(services, turn, held);
+    prepared = await prepareSpawn(services, turn, held);
     const digest = await startupDigest(claude, prepared);
     taken = await takeProcess(services, turn, prepared.workspaceDir, session, digest);
-    await recordProcess(services, turn, taken);
+    await recordProcess(services, turn, taken, prepared);
     announce(taken);
+    // The ports are probed while the CLI works, and the agent's events wait for their report:
+    // the message goes first, the order of the events stays (context, ports, then the agent).
+    const agentEvents = new HeldEvents();
+    const running = runIn(services, turn, taken, agentEvents, signal);
+    // Awaited below; until then a rejection must not count as unhandled.
+    running.catch(() => undefined);
+    const probedPorts = probeProjectPorts(services, turn.project_id);
     logger.info(
       {
         turnId,
@@ -82,7 +95,9 @@ export async function runTurn(
       },
       "turn started",
     );
-    let result = await runIn(services, turn, taken, live, signal);
+    reportBusyPorts(await probedPorts, live);
+    agentEvents.releaseTo(live);
+    let result = await running;
     let resumedFrom = session;
     if (session !== undefined && taken.kind === "cold" && isUnknownSessionFailure(result)) {
       // Claude Code no longer has the transcript (its state directory was cleared) or the
@@ -95,7 +110,7 @@ export async function runTurn(
         ...(await startCold(services, turn, prepared.workspaceDir, undefined)),
         coldReason: "new_session",
       };
-      await recordProcess(services, turn, taken);
+      await recordProcess(services, turn, taken, prepared);
       result = await runIn(services, turn, taken, live, signal);
     }
     await recordOutcome(services, turn, live, result, resumedFrom);
@@ -122,7 +137,12 @@ export async function runTurn(
           );
     if (!(error instanceof TurnFailure))
       logger.error({ err: error, turnId }, "turn failed unexpectedly");
-    await failTurn(services, turn, live, failure.code, failure.message, null, null, null);
+    await failTurn(services, turn, live, failure.code, failure.message, null, null, null, {
+      // What the workspace check found stays on the record when the turn failed after it.
+      ...(prepared === null
+        ? {}
+        : { workspace_instruction_files: JSON.stringify(prepared.instructionFiles) }),
+    });
   }
 }
 
@@ -131,7 +151,7 @@ function runIn(
   services: TurnServices,
   turn: TurnRow,
   taken: TurnProcess,
-  live: LiveTurn,
+  live: TurnEmitter,
   signal: AbortSignal,
 ): Promise<ClaudeTurnResult> {
   return taken.process.runTurn({
@@ -147,15 +167,24 @@ function runIn(
   });
 }
 
-/** Stored before the process runs: a dead instance's leftovers are found by the marker. */
+/**
+ * Stored before the process runs: a dead instance's leftovers are found by the marker. The
+ * workspace's own instruction files go in the same statement (one round trip fewer).
+ */
 async function recordProcess(
   services: TurnServices,
   turn: TurnRow,
   taken: TurnProcess,
+  prepared: PreparedSpawn,
 ): Promise<void> {
   await services.db
     .updateTable("turns")
-    .set({ process: taken.kind, cold_reason: taken.coldReason, process_marker: taken.marker })
+    .set({
+      process: taken.kind,
+      cold_reason: taken.coldReason,
+      process_marker: taken.marker,
+      workspace_instruction_files: JSON.stringify(prepared.instructionFiles),
+    })
     .where("id", "=", turn.id)
     .execute();
 }

@@ -149,10 +149,13 @@ export async function failTurn(
   cumulative: number | null,
   /** The session the CLI reported for this turn, even though the turn failed. */
   claudeSessionId: string | null,
+  /** Further fields of the turn record the failed turn had not stored yet. */
+  unrecorded: { readonly workspace_instruction_files?: string } = {},
 ): Promise<void> {
   await services.db
     .updateTable("turns")
     .set({
+      ...unrecorded,
       status: "failed",
       claude_session_id: claudeSessionId,
       error_code: code,

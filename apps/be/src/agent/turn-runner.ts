@@ -9,7 +9,7 @@ import { insertQueuedTurn, loadTurnEvents, type TurnRow } from "../domain/turns.
 import { AppError } from "../errors.ts";
 import type { TurnEventNotifications } from "./event-notifications.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
-import { storeTurnEvent } from "./turn-event-store.ts";
+import { insertTurnEvents, storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
 import { projectSessionPoints } from "./warm-prune.ts";
@@ -82,7 +82,7 @@ export class TurnRunner {
             type: "turn.queued",
             data: { turnId: row.id, number: row.number, position },
           };
-          await storeTurnEvent(db, row.id, event);
+          await insertTurnEvents(db, row.id, [event]);
           return { data: { turnId: row.id }, result: { row } };
         },
       ));
@@ -126,7 +126,7 @@ export class TurnRunner {
   private liveTurn(turnId: string, stored: readonly TurnEvent[]): LiveTurn {
     return (
       this.hub.get(turnId) ??
-      this.hub.open(turnId, (event) => this.persistEvent(turnId, event), stored)
+      this.hub.open(turnId, (events) => this.persistEvents(turnId, events), stored)
     );
   }
 
@@ -144,13 +144,13 @@ export class TurnRunner {
     }
   }
 
-  private async persistEvent(turnId: string, event: TurnEvent): Promise<void> {
+  private async persistEvents(turnId: string, events: readonly TurnEvent[]): Promise<void> {
     try {
-      await storeTurnEvent(this.options.db, turnId, event);
+      await storeTurnEvents(this.options.db, turnId, events);
     } catch (error) {
       this.options.logger.error(
-        { err: error, turnId, seq: event.seq },
-        "could not store a turn event",
+        { err: error, turnId, seqs: events.map((event) => event.seq) },
+        "could not store turn events",
       );
     }
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { announceTurnEvent } from "./event-notifications.ts";
 import {
@@ -31,6 +32,16 @@ async function newProject(harness: Harness, user: TestUser, salutation = "Anna")
   if (response.status !== 201) throw new Error(response.text);
   return response.body;
 }
+
+/** The events of a first turn that succeeds with the fake claude, in order. */
+const ONE_TURN_EVENTS = [
+  "turn.queued",
+  "turn.started",
+  "context.written",
+  "agent.init",
+  "agent.text",
+  "turn.succeeded",
+];
 
 /** A shell command for FAKE_CLAUDE_RUN that blocks the "agent" until the file exists. */
 const waitFor = (file: string): string => `while [ ! -f '${file}' ]; do sleep 0.02; done`;
@@ -135,6 +146,32 @@ describe("turns with the fake claude", () => {
     }
   });
 
+  it("streams a turn that runs here from memory: its events reach the client without waiting for their storage", async () => {
+    const { project } = await newProject(service.harness, service.anna);
+    const db = service.harness.service.database.db;
+    // Every event after a turn's first fails to store. A stream that waited for the stored
+    // events and their announcements would never see the turn start, let alone end.
+    await sql`CREATE OR REPLACE FUNCTION refuse_later_events() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$ LANGUAGE plpgsql`.execute(db);
+    await sql`CREATE TRIGGER refuse_later_events BEFORE INSERT ON turn_events
+      FOR EACH ROW WHEN (NEW.seq > 1) EXECUTE FUNCTION refuse_later_events()`.execute(db);
+    try {
+      const sent = await sendMessage(service.harness, service.anna.token, project.id, "Ahoj");
+      expect(sent.events.map((e) => e.event)).toEqual(ONE_TURN_EVENTS);
+      expect(sent.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6]);
+      const turnId = String(sent.events[0]?.data.turnId);
+      const stored = await db
+        .selectFrom("turn_events")
+        .select("seq")
+        .where("turn_id", "=", turnId)
+        .execute();
+      expect(stored.map((row) => row.seq)).toEqual([1]);
+    } finally {
+      await sql`DROP TRIGGER refuse_later_events ON turn_events`.execute(db);
+      await sql`DROP FUNCTION refuse_later_events()`.execute(db);
+    }
+  });
+
   it("spawns claude with the agreed argv, cwd, stdin and a minimal environment; resumes; costs per turn", async () => {
     const record = join(service.harness.dataDir, "record-1.jsonl");
     service.harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
@@ -145,14 +182,7 @@ describe("turns with the fake claude", () => {
       expect(first.headers.get("location")).toMatch(
         new RegExp(`^/v1/projects/${project.id}/turns/`),
       );
-      expect(first.events.map((e) => e.event)).toEqual([
-        "turn.queued",
-        "turn.started",
-        "context.written",
-        "agent.init",
-        "agent.text",
-        "turn.succeeded",
-      ]);
+      expect(first.events.map((e) => e.event)).toEqual(ONE_TURN_EVENTS);
       expect(first.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6]);
       const firstDone = terminalEvent(first.events).data;
       expect(firstDone).toMatchObject({

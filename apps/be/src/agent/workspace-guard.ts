@@ -25,9 +25,13 @@ export async function guardWorkspace(
   workspaceDir: string,
   claudeConfigDir: string,
 ): Promise<GuardedWorkspace> {
-  await assertWorkspaceIsolated({ workspace: workspaceDir, claudeConfigDir });
+  // Both only read, and each walks its own directories: side by side. A breach still fails
+  // the check before anything is created in the workspace.
+  const [, instructionFiles] = await Promise.all([
+    assertWorkspaceIsolated({ workspace: workspaceDir, claudeConfigDir }),
+    findWorkspaceInstructionFiles(workspaceDir, OURS),
+  ]);
   const repositoryCreated = await ensureWorkspaceRepository(workspaceDir);
-  const instructionFiles = await findWorkspaceInstructionFiles(workspaceDir, OURS);
   return { instructionFiles, repositoryCreated };
 }
 

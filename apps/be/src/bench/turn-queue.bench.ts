@@ -15,13 +15,10 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
-import {
-  createTestDatabase,
-  postgresBinariesAvailable,
-  startPostgresServer,
-} from "@talkide/test-postgres";
+import { createTestDatabase } from "@talkide/test-postgres";
 import { api, defaultProject, sendMessage, startHarness } from "../test-support/harness.ts";
 import { startServiceChild, type ServiceChild } from "../test-support/service-child-process.ts";
+import { benchPostgres } from "./bench-postgres.ts";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 60);
 const WARMUP = 5;
@@ -170,12 +167,8 @@ say("| --- | ---: | ---: |");
 const embedded = await acceptToSpawn(null);
 say(`| embedded (PGlite) | ${ms(embedded.p50)} | ${ms(embedded.p99)} |`);
 
-let server: { url: string; stop(): Promise<void> } | null = null;
-let adminUrl = process.env.TALKIDE_TEST_PG_URL ?? null;
-if (adminUrl === null && postgresBinariesAvailable()) {
-  server = await startPostgresServer();
-  adminUrl = server.url;
-}
+const postgres = await benchPostgres();
+const { adminUrl } = postgres;
 try {
   if (adminUrl === null) {
     say("| PostgreSQL server | not measured (no server binaries, no TALKIDE_TEST_PG_URL) | |");
@@ -200,7 +193,7 @@ try {
     }
   }
 } finally {
-  await server?.stop();
+  await postgres.stop();
   rmSync(root, { recursive: true, force: true });
 }
 console.log(report.join("\n"));

@@ -10,7 +10,6 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
-import type { ReadableStreamReadResult } from "node:stream/web";
 import {
   findBundledClaudePath,
   WarmClaudeProcess,
@@ -24,11 +23,14 @@ import {
   startFakeMessagesApi,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
+import { createTestDatabase } from "@talkide/test-postgres";
 import { loadConfig } from "../config.ts";
 import { createUser } from "../domain/users.ts";
 import { createLogger } from "../logger.ts";
 import { startService, type RunningService } from "../service.ts";
-import { api, defaultProject, parseSse, type SseEvent } from "../test-support/harness.ts";
+import { api, defaultProject } from "../test-support/harness.ts";
+import { benchPostgres } from "./bench-postgres.ts";
+import { TimedClient, type TimedEvent } from "./timed-client.ts";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
 const BARE_RUNS = Number(process.env.BENCH_BARE_RUNS ?? 20);
@@ -166,47 +168,17 @@ async function startBenchService(
   });
 }
 
-interface TimedEvent extends SseEvent {
-  /** When the client read the chunk carrying the event. */
-  readonly at: number;
-}
+/** The client runs in a thread of its own, as a real client is another process. */
+const client = new TimedClient();
 
 /** Posts a message and reads its event stream, stamping each event when it arrives. */
-async function timedMessage(
+function timedMessage(
   service: RunningService,
   token: string,
   projectId: number,
   text: string,
 ): Promise<{ sent: number; events: TimedEvent[] }> {
-  const sent = performance.now();
-  const response = await fetch(`${service.url}/v1/projects/${projectId}/messages`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    },
-    body: JSON.stringify({ text }),
-  });
-  if (response.body === null) throw new Error(`no event stream (${response.status})`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const events: TimedEvent[] = [];
-  let buffer = "";
-  for (;;) {
-    const read: ReadableStreamReadResult<Uint8Array> = await reader.read();
-    if (read.done) break;
-    const value = read.value;
-    const at = performance.now();
-    buffer += decoder.decode(value, { stream: true });
-    let cut = buffer.indexOf("\n\n");
-    while (cut >= 0) {
-      for (const event of parseSse(buffer.slice(0, cut + 2))) events.push({ ...event, at });
-      buffer = buffer.slice(cut + 2);
-      cut = buffer.indexOf("\n\n");
-    }
-  }
-  return { sent, events };
+  return client.message({ url: service.url, token, projectId, text });
 }
 
 interface TurnSample {
@@ -286,6 +258,29 @@ async function backendTurn(
     after: succeeded.at - current.resultEvent,
     modelCalls: current.requests.length,
   };
+}
+
+/**
+ * A user and a project whose first turn starts the session, then the measured turns (after
+ * the warm-up ones), each of the `expect`ed kind.
+ */
+async function measuredTurns(
+  service: RunningService,
+  expect: "warm" | "cold",
+  expectedReason?: string,
+): Promise<{ samples: TurnSample[]; token: string }> {
+  const { token } = await createUser(service.database.db, {
+    email: "bench@example.com",
+    displayName: "Bench",
+  });
+  const projectId = await newProject(service, token);
+  await backendTurn(service, token, projectId, "cold", "new_session");
+  const samples: TurnSample[] = [];
+  for (let i = 0; i < WARMUP + TURNS; i += 1) {
+    const sample = await backendTurn(service, token, projectId, expect, expectedReason);
+    if (i >= WARMUP) samples.push(sample);
+  }
+  return { samples, token };
 }
 
 /** Waits until the pool keeps `count` processes (a turn's process is kept just after it ends). */
@@ -417,18 +412,9 @@ try {
 
   // (a) cold: a cap of 0, so every turn starts `claude --resume`; one project, one writer.
   const coldService = await startBenchService("cold", { TALKIDE_WARM_PROCESSES: "0" });
-  const cold: TurnSample[] = [];
+  let cold: TurnSample[];
   try {
-    const { token } = await createUser(coldService.database.db, {
-      email: "bench@example.com",
-      displayName: "Bench",
-    });
-    const projectId = await newProject(coldService, token);
-    await backendTurn(coldService, token, projectId, "cold", "new_session");
-    for (let i = 0; i < WARMUP + TURNS; i += 1) {
-      const sample = await backendTurn(coldService, token, projectId, "cold", "warm_disabled");
-      if (i >= WARMUP) cold.push(sample);
-    }
+    ({ samples: cold } = await measuredTurns(coldService, "cold", "warm_disabled"));
   } finally {
     await coldService.close();
   }
@@ -437,20 +423,12 @@ try {
 
   // (b) warm: the default cap, the same project and writer, nothing changed between turns.
   const warmService = await startBenchService("warm", {});
-  const warm: TurnSample[] = [];
+  let warm: TurnSample[];
   let oneAfterMany: GroupMemory;
   let atCap: GroupMemory[];
   try {
-    const { token } = await createUser(warmService.database.db, {
-      email: "bench@example.com",
-      displayName: "Bench",
-    });
-    const projectId = await newProject(warmService, token);
-    await backendTurn(warmService, token, projectId, "cold", "new_session");
-    for (let i = 0; i < WARMUP + TURNS; i += 1) {
-      const sample = await backendTurn(warmService, token, projectId, "warm");
-      if (i >= WARMUP) warm.push(sample);
-    }
+    const measured = await measuredTurns(warmService, "warm");
+    warm = measured.samples;
     loads.warm = load();
     progress("warm turns done");
 
@@ -459,8 +437,8 @@ try {
     if (first === undefined) throw new Error("no process kept");
     oneAfterMany = groupMemory(first);
     for (let p = 1; p < CAP; p += 1) {
-      const other = await newProject(warmService, token);
-      await backendTurn(warmService, token, other, "cold", "new_session");
+      const other = await newProject(warmService, measured.token);
+      await backendTurn(warmService, measured.token, other, "cold", "new_session");
     }
     atCap = (await keptProcesses(warmService, CAP)).map(groupMemory);
   } finally {
@@ -468,9 +446,31 @@ try {
   }
   loads.end = load();
 
+  // (b) again on a PostgreSQL server on loopback (the statements leave this thread there).
+  let warmOnServer: TurnSample[] = [];
+  const postgres = await benchPostgres();
+  try {
+    if (postgres.adminUrl !== null) {
+      const database = await createTestDatabase(postgres.adminUrl);
+      const serverService = await startBenchService("warm-server", { DATABASE_URL: database.url });
+      try {
+        ({ samples: warmOnServer } = await measuredTurns(serverService, "warm"));
+      } finally {
+        await serverService.close();
+        await database.drop();
+      }
+      loads.server = load();
+      progress("warm turns on a server done");
+    }
+  } finally {
+    await postgres.stop();
+  }
+
   const bareResult = stats(bare.map((r) => r.toResult));
   const warmDone = stats(warm.map((s) => s.toSucceeded));
   const overhead = stats(warm.map((s) => s.before + s.after));
+  const overheadOnServer =
+    warmOnServer.length === 0 ? null : stats(warmOnServer.map((s) => s.before + s.after));
   const ratio = warmDone.p50 / bareResult.p50;
 
   say("## Warm turns: the real `claude` CLI, kept process against a new one");
@@ -479,10 +479,10 @@ try {
     `- ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, claude ${REAL_CLAUDE_VERSION} (pinned), ${new Date().toISOString().slice(0, 10)}`,
   );
   say(
-    `- load average (1, 5, 15 min): start ${loads.start}; after bare ${loads.bare}; after cold ${loads.cold}; after warm ${loads.warm}; end ${loads.end}`,
+    `- load average (1, 5, 15 min): start ${loads.start}; after bare ${loads.bare}; after cold ${loads.cold}; after warm ${loads.warm}; after memory ${loads.end}${loads.server === undefined ? "" : `; after the server row ${loads.server}`}`,
   );
   say(
-    `- ${TURNS} measured turns per backend row after ${WARMUP} warm-up turns (and the project's first turn, which starts the session); ${BARE_RUNS} bare runs after ${WARMUP} warm-up runs; embedded database; the stand-in Messages API answers "Done." at once`,
+    `- ${TURNS} measured turns per backend row after ${WARMUP} warm-up turns (and the project's first turn, which starts the session); ${BARE_RUNS} bare runs after ${WARMUP} warm-up runs; embedded database (PGlite) unless the row says a server; the stand-in Messages API answers "Done." at once; the client in a thread of its own`,
   );
   say("");
   say(
@@ -496,6 +496,11 @@ try {
   say(
     `| (b) backend, warm (kept process): message → …, → \`turn.succeeded\` | ${cells(stats(warm.map((s) => s.toFirstRequest)))} | ${cells(warmDone)} | ${calls(warm.map((s) => s.modelCalls))} |`,
   );
+  if (warmOnServer.length > 0) {
+    say(
+      `| (b) backend, warm, PostgreSQL server: message → …, → \`turn.succeeded\` | ${cells(stats(warmOnServer.map((s) => s.toFirstRequest)))} | ${cells(stats(warmOnServer.map((s) => s.toSucceeded)))} | ${calls(warmOnServer.map((s) => s.modelCalls))} |`,
+    );
+  }
   say(
     `| (c) bare \`claude -p\`: spawn → …, → \`result\` event | ${cells(stats(bare.map((r) => r.toFirstRequest)))} | ${cells(bareResult)} | ${calls(bare.map((r) => r.modelCalls))} |`,
   );
@@ -505,12 +510,16 @@ try {
   say("");
   say("Where a backend turn's time goes (ms):");
   say("");
-  say("| share | cold p50 | p90 | warm p50 | p90 |");
-  say("| --- | ---: | ---: | ---: | ---: |");
+  say("| share | cold p50 | p90 | warm p50 | p90 | warm, server p50 | p90 |");
+  say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   const both = (pick: (s: TurnSample) => number): string => {
     const c = stats(cold.map(pick));
     const w = stats(warm.map(pick));
-    return `${f1(c.p50)} | ${f1(c.p90)} | ${f1(w.p50)} | ${f1(w.p90)}`;
+    const onServer =
+      warmOnServer.length === 0
+        ? "| – | –"
+        : `| ${f1(stats(warmOnServer.map(pick)).p50)} | ${f1(stats(warmOnServer.map(pick)).p90)}`;
+    return `${f1(c.p50)} | ${f1(c.p90)} | ${f1(w.p50)} | ${f1(w.p90)} ${onServer}`;
   };
   say(`| message sent → \`turn.queued\` at the client | ${both((s) => s.queued)} |`);
   say(`| message sent → \`turn.started\` at the client | ${both((s) => s.started)} |`);
@@ -548,9 +557,10 @@ try {
     `Goal 1 (warm message → \`turn.succeeded\` ≤ 0.3 × bare spawn → \`result\`, at p50): ${f1(warmDone.p50)} / ${f1(bareResult.p50)} ms = ${ratio.toFixed(2)}× — ${ratio <= 0.3 ? "met" : "not met"}.`,
   );
   say(
-    `Goal 2 (the backend's own overhead on a warm turn < 10 ms at p50): ${f1(overhead.p50)} ms — ${overhead.p50 < 10 ? "met" : "not met"}.`,
+    `Goal 2 (the backend's own overhead on a warm turn < 10 ms at p50): embedded database ${f1(overhead.p50)} ms — ${overhead.p50 < 10 ? "met" : "not met"}${overheadOnServer === null ? "" : `; PostgreSQL server ${f1(overheadOnServer.p50)} ms — ${overheadOnServer.p50 < 10 ? "met" : "not met"}`}.`,
   );
 } finally {
+  await client.close();
   await fake.close();
   rmSync(root, { recursive: true, force: true });
 }

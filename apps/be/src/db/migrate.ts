@@ -7,6 +7,7 @@ import { workspaceInstructionFiles } from "./migrations/0003_workspace_instructi
 import { denseProjectIds } from "./migrations/0004_dense_project_ids.ts";
 import { sessionTranscripts } from "./migrations/0005_session_transcripts.ts";
 import { turnProcess } from "./migrations/0006_turn_process.ts";
+import { transcriptParts } from "./migrations/0007_transcript_parts.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,7 +17,11 @@ const MIGRATIONS: Record<string, Migration> = {
   "0004_dense_project_ids": denseProjectIds,
   "0005_session_transcripts": sessionTranscripts,
   "0006_turn_process": turnProcess,
+  "0007_transcript_parts": transcriptParts,
 };
+
+/** The list itself, for tests that build an older schema. */
+export const MIGRATIONS_FOR_TESTS: Readonly<Record<string, Migration>> = MIGRATIONS;
 
 const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),

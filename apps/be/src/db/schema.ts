@@ -77,9 +77,21 @@ export interface AgentSessionTranscriptsTable {
   agent_session_id: string;
   claude_session_id: string;
   project_dir: string;
-  content: string;
+  /** What the parts hold together, in UTF-16 code units; null: unknown (store it all again). */
+  content_length: number | null;
+  /** sha256 (hex) of the parts' UTF-8 bytes together; null: unknown. */
+  content_sha256: string | null;
   turn_id: string;
   updated_at: Timestamp;
+}
+
+/** A session's transcript is the concatenation of its parts, in `seq` order. */
+export interface AgentSessionTranscriptPartsTable {
+  agent_session_id: string;
+  seq: number;
+  content: string;
+  turn_id: string;
+  created_at: Timestamp;
 }
 
 export type TurnStatus = "queued" | "running" | "succeeded" | "failed";
@@ -129,6 +141,7 @@ export interface DatabaseSchema {
   members: MembersTable;
   agent_sessions: AgentSessionsTable;
   agent_session_transcripts: AgentSessionTranscriptsTable;
+  agent_session_transcript_parts: AgentSessionTranscriptPartsTable;
   turns: TurnsTable;
   turn_events: TurnEventsTable;
 }

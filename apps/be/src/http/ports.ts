@@ -1,4 +1,4 @@
-import { derivePorts, probePort, type PortHolder } from "@talkide/ports";
+import { derivePorts, probePorts, type PortHolder } from "@talkide/ports";
 import type { FastifyInstance } from "fastify";
 import { membershipOf, type AppDependencies } from "./context.ts";
 
@@ -18,16 +18,23 @@ export function registerPortsRoute(app: FastifyInstance, deps: AppDependencies):
   app.get("/v1/projects/:projectId/ports", async (request) => {
     const membership = await membershipOf(deps, request);
     const ports = derivePorts(membership.project.id);
-    const states = await Promise.all(
-      (["be", "fe"] as const).map(async (service): Promise<PortState> => {
-        const probe = await probePort(ports[service]);
-        return {
-          service,
-          port: probe.port,
-          state: probe.state,
-          holder: probe.state === "busy" ? probe.holder : null,
-        };
-      }),
+    const [be, fe] = await probePorts([ports.be, ports.fe]);
+    const states = (
+      [
+        ["be", be],
+        ["fe", fe],
+      ] as const
+    ).flatMap(([service, probe]): PortState[] =>
+      probe === undefined
+        ? []
+        : [
+            {
+              service,
+              port: probe.port,
+              state: probe.state,
+              holder: probe.state === "busy" ? probe.holder : null,
+            },
+          ],
     );
     return { ports: states };
   });

@@ -114,9 +114,27 @@ export async function streamTurnEvents(
     };
     // Queued or running, here or on another instance: every event until the terminal one is
     // stored and announced. Follow first, then read: an event stored in between is not lost.
-    stopFollowing = options.runner.notifications.follow(options.turnId, readStored, () => {
-      queueMicrotask(finish);
+    const stopNotifications = options.runner.notifications.follow(
+      options.turnId,
+      readStored,
+      () => {
+        queueMicrotask(finish);
+      },
+    );
+    // Once this instance runs the turn, its events come from memory as they happen, with no
+    // wait for each one's storage and announcement. The live turn holds every event so far,
+    // and `write` skips what was sent, so the switch loses and repeats nothing.
+    const stopWaiting = options.runner.hub.whenOpen(options.turnId, (turn) => {
+      if (finished) return;
+      stopNotifications();
+      stopFollowing = turn.subscribe(write, () => {
+        queueMicrotask(finish);
+      });
     });
+    stopFollowing ??= () => {
+      stopWaiting();
+      stopNotifications();
+    };
     readStored();
   });
 }

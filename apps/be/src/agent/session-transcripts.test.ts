@@ -1,0 +1,246 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fc } from "@fast-check/vitest";
+import { sql } from "kysely";
+import { Migrator } from "kysely/migration";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDatabase, type Database } from "../db/connect.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import {
+  loadSessionTranscript,
+  materialiseSessionTranscript,
+  MAX_TRANSCRIPT_PARTS,
+  storeSessionTranscript,
+  transcriptWrite,
+} from "./session-transcripts.ts";
+import type { SessionRow } from "./session-pinning.ts";
+
+const TURN_A = "00000000-0000-4000-8000-00000000000a";
+const TURN_B = "00000000-0000-4000-8000-00000000000b";
+const TURN_C = "00000000-0000-4000-8000-00000000000c";
+
+const line = (n: number): string => `{"n":${n},"text":"řádek ${n} 🦀"}\n`;
+const lines = (count: number): string => Array.from({ length: count }, (_, i) => line(i)).join("");
+
+let dir: string;
+let database: Database;
+let sessionCounter = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "talkide-transcripts-"));
+  database = await openDatabase({ databaseUrl: null, dataDir: dir });
+  await migrateToLatest(database.db);
+});
+
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A session of a project of its own (a project has one open session at a time). */
+async function newSession(): Promise<SessionRow> {
+  sessionCounter += 1;
+  await database.db
+    .insertInto("projects")
+    .values({
+      id: sessionCounter,
+      name: `P${sessionCounter}`,
+      url: null,
+      description: null,
+      workspace_dir: join(dir, `ws${sessionCounter}`),
+    })
+    .execute();
+  return database.db
+    .insertInto("agent_sessions")
+    .values({
+      project_id: sessionCounter,
+      claude_session_id: `s${sessionCounter}`,
+      cumulative_cost_usd: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+async function parts(sessionId: string): Promise<Array<{ seq: number; content: string }>> {
+  return database.db
+    .selectFrom("agent_session_transcript_parts")
+    .select(["seq", "content"])
+    .where("agent_session_id", "=", sessionId)
+    .orderBy("seq")
+    .execute();
+}
+
+const transcript = (content: string, sessionId = "c1a0de01-0000", projectDir = "-ws") => ({
+  sessionId,
+  projectDir,
+  content,
+});
+
+describe("a session's transcript is stored in parts", () => {
+  test("each turn appends what the CLI added; the parts together are the file", async () => {
+    const session = await newSession();
+    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(database.db, session.id, TURN_B, transcript(lines(5)));
+    await storeSessionTranscript(database.db, session.id, TURN_C, transcript(lines(5)));
+    expect(await parts(session.id)).toEqual([
+      { seq: 1, content: lines(3) },
+      { seq: 2, content: line(3) + line(4) },
+    ]);
+    expect(await loadSessionTranscript(database.db, session.id)).toEqual(transcript(lines(5)));
+
+    const configDir = join(dir, "config");
+    expect(await materialiseSessionTranscript(database.db, configDir, session)).toBe(true);
+    expect(readFileSync(join(configDir, "projects", "-ws", "c1a0de01-0000.jsonl"), "utf8")).toBe(
+      lines(5),
+    );
+  });
+
+  test("a file that no longer begins with the stored copy is stored whole again, as the only part", async () => {
+    const session = await newSession();
+    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(database.db, session.id, TURN_B, transcript(lines(4)));
+    const rewritten = lines(4).replace('"n":1,', '"n":1,"edited":true,');
+    await storeSessionTranscript(database.db, session.id, TURN_C, transcript(rewritten));
+    expect(await parts(session.id)).toEqual([{ seq: 1, content: rewritten }]);
+    expect((await loadSessionTranscript(database.db, session.id))?.content).toBe(rewritten);
+  });
+
+  test("another session id or folder, or a shorter file, replaces the stored copy", async () => {
+    const session = await newSession();
+    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(
+      database.db,
+      session.id,
+      TURN_B,
+      transcript(lines(4), "c2a0de02-0000"),
+    );
+    expect(await loadSessionTranscript(database.db, session.id)).toEqual(
+      transcript(lines(4), "c2a0de02-0000"),
+    );
+    expect(await parts(session.id)).toHaveLength(1);
+    await storeSessionTranscript(
+      database.db,
+      session.id,
+      TURN_C,
+      transcript(lines(4), "c2a0de02-0000", "-other"),
+    );
+    expect(await parts(session.id)).toHaveLength(1);
+    await storeSessionTranscript(
+      database.db,
+      session.id,
+      TURN_A,
+      transcript(lines(2), "c2a0de02-0000", "-other"),
+    );
+    expect(await loadSessionTranscript(database.db, session.id)).toEqual(
+      transcript(lines(2), "c2a0de02-0000", "-other"),
+    );
+  });
+
+  test(`after ${MAX_TRANSCRIPT_PARTS} parts the next turn stores the whole file again, as one part`, async () => {
+    const session = await newSession();
+    for (let count = 1; count <= MAX_TRANSCRIPT_PARTS + 1; count += 1) {
+      await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(count)));
+    }
+    expect(await parts(session.id)).toEqual([{ seq: 1, content: lines(MAX_TRANSCRIPT_PARTS + 1) }]);
+    await storeSessionTranscript(
+      database.db,
+      session.id,
+      TURN_B,
+      transcript(lines(MAX_TRANSCRIPT_PARTS + 2)),
+    );
+    expect(await parts(session.id)).toHaveLength(2);
+  });
+
+  test("nothing stored: nothing to materialise", async () => {
+    const session = await newSession();
+    expect(await loadSessionTranscript(database.db, session.id)).toBeNull();
+    expect(await materialiseSessionTranscript(database.db, join(dir, "none"), session)).toBe(false);
+  });
+
+  test("property: after any sequence of writes, the stored transcript is the last file written", async () => {
+    const session = await newSession();
+    // Files that mostly grow by appended lines, sometimes change an earlier line or start over.
+    const step = fc.oneof(
+      { arbitrary: fc.array(fc.string({ unit: "grapheme" }), { maxLength: 3 }), weight: 4 },
+      { arbitrary: fc.constant("rewrite" as const), weight: 1 },
+      { arbitrary: fc.constant("restart" as const), weight: 1 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+        let content = "";
+        for (const s of steps) {
+          if (s === "rewrite") content = content.length === 0 ? "x\n" : `!${content.slice(1)}`;
+          else if (s === "restart") content = "";
+          else content += s.map((text) => `${JSON.stringify(text)}\n`).join("");
+          await storeSessionTranscript(database.db, session.id, TURN_A, transcript(content));
+          expect((await loadSessionTranscript(database.db, session.id))?.content).toBe(content);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("transcriptWrite", () => {
+  const stored = (content: string, over: Record<string, unknown> = {}) => ({
+    claude_session_id: "c1a0de01-0000",
+    project_dir: "-ws",
+    content_length: content.length,
+    content_sha256: null as string | null,
+    parts: 1,
+    ...over,
+  });
+
+  test("an unknown digest (a copy stored before parts existed) means store it whole", () => {
+    expect(transcriptWrite(stored(lines(2)), transcript(lines(3)))).toEqual({ kind: "replace" });
+    expect(transcriptWrite(null, transcript(lines(3)))).toEqual({ kind: "replace" });
+  });
+});
+
+describe("migration 0007: a transcript stored whole becomes the first part", () => {
+  test("content moves into part 1 with an unknown digest; the next store replaces it", async () => {
+    const oldDir = mkdtempSync(join(tmpdir(), "talkide-transcripts-0006-"));
+    const old = await openDatabase({ databaseUrl: null, dataDir: oldDir });
+    try {
+      const { MIGRATIONS_FOR_TESTS } = await import("../db/migrate.ts");
+      const upTo0006 = new Migrator({
+        db: old.db,
+        provider: {
+          getMigrations: () =>
+            Promise.resolve(
+              Object.fromEntries(
+                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0007"),
+              ),
+            ),
+        },
+      });
+      expect((await upTo0006.migrateToLatest()).error).toBeUndefined();
+      await old.db
+        .insertInto("projects")
+        .values({ id: 1, name: "P", url: null, description: null, workspace_dir: "/ws" })
+        .execute();
+      const session = await old.db
+        .insertInto("agent_sessions")
+        .values({ project_id: 1, claude_session_id: "s", cumulative_cost_usd: null })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await sql`INSERT INTO agent_session_transcripts (agent_session_id, claude_session_id, project_dir, content, turn_id)
+        VALUES (${session.id}, 'c1a0de01-0000', '-ws', ${lines(2)}, ${TURN_A})`.execute(old.db);
+
+      expect(await migrateToLatest(old.db)).toEqual(["0007_transcript_parts"]);
+      expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(2)));
+      const header = await old.db
+        .selectFrom("agent_session_transcripts")
+        .selectAll()
+        .executeTakeFirstOrThrow();
+      expect(header).toMatchObject({ content_length: null, content_sha256: null });
+
+      await storeSessionTranscript(old.db, session.id, TURN_B, transcript(lines(3)));
+      expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(3)));
+    } finally {
+      await old.close();
+      rmSync(oldDir, { recursive: true, force: true });
+    }
+  });
+});
