@@ -545,11 +545,11 @@ async function main(): Promise<void> {
     const phases: Array<[string, (s: TurnSample) => number]> = [
       ["intake: POST sent → `delivery.accepted`", (s) => s.accepted],
       [
-        "`delivery.accepted` → `turn.started` (queue claim, session, turn row)",
+        "`delivery.accepted` → `turn.started` (queue claim, workspace check, session, turn environment, digest, warm checkout, turn row; warm: with its process)",
         (s) => s.started - s.accepted,
       ],
       [
-        "`turn.started` → `turn.process` (turn environment and its file, digest, warm checkout, process row; cold: also transcript written, process spawned)",
+        "`turn.started` → `turn.process` (warm: none; cold: transcript written, process spawned, process recorded; both: the turn's env file)",
         (s) => s.processEvent - s.started,
       ],
       ["`turn.process` → line written", (s) => s.written - s.processEvent],

@@ -128,10 +128,22 @@ export interface SessionTranscriptsTable {
   runtime_session_id: string;
   /** The folder under `<CLAUDE_CONFIG_DIR>/projects` the runtime keeps it in. */
   project_dir: string;
-  /** The runtime's transcript (JSON lines) after the session's last successful turn. */
+  /**
+   * The runtime's transcript (JSON lines) after the session's last successful turn, up to its
+   * parts (`session_transcript_parts`, migration 0005): the whole is this followed by them.
+   */
   content: string;
+  /** The turn whose result stored the transcript last (a full write or a part). */
   turn_id: string;
   updated_at: Generated<Date>;
+}
+
+/** Lines a turn appended to its session's stored transcript (migration 0005). */
+export interface SessionTranscriptPartsTable {
+  session_id: string;
+  seq: number;
+  content: string;
+  turn_id: string;
 }
 
 export interface DaemonTables {
@@ -142,6 +154,7 @@ export interface DaemonTables {
   deliveries: DeliveriesTable;
   turns: TurnsTable;
   session_transcripts: SessionTranscriptsTable;
+  session_transcript_parts: SessionTranscriptPartsTable;
 }
 
 export type DaemonDb = Kysely<DaemonTables>;

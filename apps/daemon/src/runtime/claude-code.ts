@@ -84,6 +84,13 @@ export interface ClaudeCodeTurn {
   readonly turnId: string;
   readonly watchdog: OrphanWatchdog;
   readonly signal: AbortSignal;
+  /**
+   * Called once it is decided that the turn needs a new process, before anything is done for
+   * it (waiting for a kept one to end, the transcript, the spawn): what must exist before a
+   * process can act for the turn (the turn's row) is stored here. Not called for a warm turn.
+   */
+  readonly beforeColdStart?: (() => Promise<void>) | undefined;
+  /** How the turn's process started, before its message is sent (warm or cold). */
   readonly onProcess?: ((info: TurnProcessInfo) => Promise<void>) | undefined;
   /**
    * Called before a process is started to resume the session (not for a warm turn): puts the
@@ -225,6 +232,7 @@ export class ClaudeCodeRuntime {
       }
       coldReason = checkout.reason;
     }
+    await turn.beforeColdStart?.();
     // One process per session: one being ended (its turn failed, the context changed) has
     // exited before the next starts, so the two never touch the session's files at once.
     await this.#warm.settled(turn.sessionKey);

@@ -12,8 +12,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * before it runs the CLI. A kept ("warm") Claude Code process keeps the environment it was
  * started with, which names the turn that started it; the message, reply target, turn id and
  * per-turn credentials of later turns reach `ticlawk` through this file instead. Written
- * atomically, readable by the daemon's user only. Names that are not shell identifiers are
- * refused.
+ * atomically (a reader sees the old or the new one whole), readable by the daemon's user
+ * only. Not flushed to disk: it is on every turn's path, and after a machine's crash no
+ * process that reads it is left (the next turn writes it again). Names that are not shell
+ * identifiers are refused.
  */
 export async function writeTurnEnvFile(
   path: string,
@@ -25,7 +27,7 @@ export async function writeTurnEnvFile(
     lines.push(`export ${name}=${shellQuote(value)}`);
   }
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, `${lines.join("\n")}\n`, { mode: 0o600 });
+  await writeFileAtomic(path, `${lines.join("\n")}\n`, { mode: 0o600, fsync: false });
 }
 
 function shellQuote(value: string): string {

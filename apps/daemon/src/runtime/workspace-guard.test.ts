@@ -86,6 +86,31 @@ describe("agent workspaces stand alone", { timeout: 300_000 }, () => {
     expect(await readFakeClaudeRecords(join(dir, "records.jsonl")).catch(() => [])).toEqual([]);
   });
 
+  it("checks the workspace the agent has at each turn, also after it moved or changed", async () => {
+    // The scheduler starts the check on the workspace of the agent's previous turn while it
+    // claims the delivery; the claim decides which workspace counts.
+    const { td, dir } = await daemon();
+    const run = async () => {
+      const ack = await td.api.deliver("cook", makeDelivery());
+      const [settled] = await td.api.settled([ack.body.delivery.id]);
+      return [settled?.state, settled?.failureReason ?? null];
+    };
+    const first = join(dir, "first", "cook");
+    const second = join(dir, "second", "cook");
+    await td.api.registerAgent("cook", first);
+    expect(await run()).toEqual(["completed", null]);
+    // Moved to a workspace that then got an instruction file above it: refused.
+    await td.api.registerAgent("cook", second);
+    await writeFile(join(dir, "second", "AGENTS.md"), "Instructions for every agent.\n");
+    expect(await run()).toEqual(["failed", "workspace_not_isolated"]);
+    // Back in the first one, clean, while the second stays unsafe: runs.
+    await td.api.registerAgent("cook", first);
+    expect(await run()).toEqual(["completed", null]);
+    // The same workspace, unsafe since its last turn: refused.
+    await writeFile(join(dir, "first", "CLAUDE.md"), "Instructions for every agent.\n");
+    expect(await run()).toEqual(["failed", "workspace_not_isolated"]);
+  });
+
   it("does not start while a registered workspace has an instruction file above it", async () => {
     const { td, dir } = await daemon();
     await td.api.registerAgent("cook", join(dir, "agents", "cook"));

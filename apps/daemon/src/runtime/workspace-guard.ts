@@ -11,14 +11,42 @@ import {
  * `WorkspaceIsolationError` and nothing is spawned), the workspace is its own git repository,
  * and instruction files inside it (the daemon writes none there, so every one is the agent's
  * or the operator's) are returned to be reported.
+ *
+ * `inspected` is `inspectAgentWorkspace` of the same workspace when the caller started it
+ * already (the scheduler does, while it claims the delivery).
  */
 export async function guardAgentWorkspace(
   workspaceDir: string,
   claudeConfigDir: string,
+  inspected: Promise<readonly string[]> = inspectAgentWorkspace(workspaceDir, claudeConfigDir),
 ): Promise<readonly string[]> {
-  await assertWorkspaceIsolated({ workspace: workspaceDir, claudeConfigDir });
+  const files = await inspected;
+  // Made only for a workspace that passed the isolation check.
   await ensureWorkspaceRepository(workspaceDir);
-  return findWorkspaceInstructionFiles(workspaceDir);
+  return files;
+}
+
+/**
+ * The part of the check before a turn that only reads: the isolation check (it throws
+ * `WorkspaceIsolationError`) and the instruction files inside the workspace. Both run side by
+ * side (this is on every turn's path); the isolation check's refusal wins. The workspace's
+ * `.git`, which `guardAgentWorkspace` may create afterwards, is never among the files.
+ */
+export async function inspectAgentWorkspace(
+  workspaceDir: string,
+  claudeConfigDir: string,
+): Promise<readonly string[]> {
+  const [isolated, files] = await Promise.allSettled([
+    assertWorkspaceIsolated({ workspace: workspaceDir, claudeConfigDir }),
+    findWorkspaceInstructionFiles(workspaceDir),
+  ]);
+  if (isolated.status === "rejected") throw asError(isolated.reason);
+  if (files.status === "rejected") throw asError(files.reason);
+  return files.value;
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 /** The start check: every registered agent's workspace. */

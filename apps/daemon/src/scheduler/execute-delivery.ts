@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   definedEntries,
@@ -26,7 +27,13 @@ import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { materialiseTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
-import { finishTurn, interruptTurn, recordTurnProcess, startTurn } from "../store/turns.ts";
+import {
+  finishTurn,
+  interruptTurn,
+  recordTurnProcess,
+  startTurn,
+  type TurnProcess,
+} from "../store/turns.ts";
 
 export interface StandingPrompt {
   readonly text: string;
@@ -69,6 +76,8 @@ export async function executeDelivery(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   signal: AbortSignal,
+  /** `inspectAgentWorkspace` of the delivery's workspace, when the caller started it. */
+  inspected?: Promise<readonly string[]>,
 ): Promise<void> {
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
   let wake: { readonly text: string; readonly target: string };
@@ -82,7 +91,7 @@ export async function executeDelivery(
     return;
   }
 
-  const instructionFiles = await workspaceStandsAlone(ctx, delivery);
+  const instructionFiles = await workspaceStandsAlone(ctx, delivery, inspected);
   if (instructionFiles === null) return;
 
   // The claim brought the conversation's live session along; a retry after an unknown
@@ -108,25 +117,40 @@ export async function executeDelivery(
       sessionId,
     };
     const claudeVersion = await ctx.runtime.version(definedEntries(ctx.baseEnv));
-    const turnId = await startTurn(ctx.db, {
-      deliveryId: delivery.id,
-      sessionId,
-      agentId: delivery.agent_id,
-      conversationId: delivery.conversation_id,
-      attempt: delivery.attempts,
-      resumedRuntimeSessionId: resumeId,
-      claudeVersion,
-    });
-    ctx.events.publish({
-      type: "turn.started",
-      turnId,
-      deliveryId: delivery.id,
-      agentId: delivery.agent_id,
-      conversationId: delivery.conversation_id,
-      sessionId,
-      attempt: delivery.attempts,
-      resumed: resumeId !== null,
-    });
+    const turnId = randomUUID();
+    // The turn's row, then `turn.started`. A turn in the conversation's kept process gets its
+    // row together with how its process started, once that is known (one statement); a turn
+    // that needs a new process gets it before anything is started for it, so that a dead
+    // daemon's processes are found by the turn ids stored in its rows. Either way the row and
+    // its process marker are stored before the message is sent.
+    let rowStored = false;
+    const storeTurnRow = async (process: TurnProcess | null): Promise<void> => {
+      await startTurn(
+        ctx.db,
+        {
+          id: turnId,
+          deliveryId: delivery.id,
+          sessionId,
+          agentId: delivery.agent_id,
+          conversationId: delivery.conversation_id,
+          attempt: delivery.attempts,
+          resumedRuntimeSessionId: resumeId,
+          claudeVersion,
+        },
+        process,
+      );
+      rowStored = true;
+      ctx.events.publish({
+        type: "turn.started",
+        turnId,
+        deliveryId: delivery.id,
+        agentId: delivery.agent_id,
+        conversationId: delivery.conversation_id,
+        sessionId,
+        attempt: delivery.attempts,
+        resumed: resumeId !== null,
+      });
+    };
 
     const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
     const env = buildAgentEnv({
@@ -148,12 +172,16 @@ export async function executeDelivery(
       ...PER_TURN_VARIABLES,
       ...ctx.extensions.flatMap((extension) => extension.perTurnEnv ?? []),
     ];
-    await writeTurnEnvFile(
+    // Written while the runtime checks out or starts the process and the process is recorded:
+    // it must be in place before the message is sent (`onProcess`), not before that.
+    const envFileWritten = writeTurnEnvFile(
       join(ctx.turnEnvDir, `${sessionId}.sh`),
       Object.fromEntries(
         perTurnVariables.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
       ),
     );
+    // Awaited in `onProcess`; a turn that fails before that must not leave it unhandled.
+    envFileWritten.catch(() => undefined);
     const result: ClaudeTurnResult = await ctx.runtime.runTurn({
       cwd: delivery.workspace_dir,
       wakePrompt: wake.text,
@@ -172,8 +200,15 @@ export async function executeDelivery(
       beforeColdResume: async () => {
         await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
       },
+      beforeColdStart: () => storeTurnRow(null),
       onProcess: async (info) => {
-        await recordTurnProcess(ctx.db, turnId, info);
+        // Both settle before either failure is raised: nothing of this turn runs on after it.
+        const [stored, written] = await Promise.allSettled([
+          rowStored ? recordTurnProcess(ctx.db, turnId, info) : storeTurnRow(info),
+          envFileWritten,
+        ]);
+        if (stored.status === "rejected") throw asError(stored.reason);
+        if (written.status === "rejected") throw asError(written.reason);
         ctx.events.publish({
           type: "turn.process",
           turnId,
@@ -301,6 +336,7 @@ async function recordSuccess(
     lastMessageId: result.lastMessageId,
     cumulativeCostUsd: result.totalCostUsd,
   });
+  const transcript = await readRuntimeTranscript(ctx.claudeConfigDir, result.sessionId);
   await recordTurnSuccess(ctx.db, {
     turnId,
     sessionId,
@@ -312,7 +348,7 @@ async function recordSuccess(
     sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
     resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,
-    transcript: await readRuntimeTranscript(ctx.claudeConfigDir, result.sessionId),
+    transcript,
     agentMeta: {
       claudePath: ctx.runtime.claudePath,
       claudeVersion,
@@ -364,10 +400,11 @@ async function fail(
 async function workspaceStandsAlone(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
+  inspected: Promise<readonly string[]> | undefined,
 ): Promise<readonly string[] | null> {
   let files: readonly string[];
   try {
-    files = await guardAgentWorkspace(delivery.workspace_dir, ctx.claudeConfigDir);
+    files = await guardAgentWorkspace(delivery.workspace_dir, ctx.claudeConfigDir, inspected);
   } catch (error) {
     const isolation = error instanceof WorkspaceIsolationError;
     const message = error instanceof Error ? error.message : String(error);
@@ -399,4 +436,8 @@ async function extensionEnv(
     if (extension.childEnv !== undefined) Object.assign(merged, await extension.childEnv(turn));
   }
   return merged;
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }

@@ -8,6 +8,7 @@ import {
 import type { Kysely, Transaction } from "kysely";
 import type { DaemonDb } from "../db/schema.ts";
 import { killOrphanedTurnProcesses } from "../runtime/orphans.ts";
+import { inspectAgentWorkspace } from "../runtime/workspace-guard.ts";
 import {
   abandonDelivery,
   claimDelivery,
@@ -29,6 +30,16 @@ const QUEUE_NAME = "daemon-deliveries";
 /** A conversation of an agent: one lane, unambiguous whatever the ids contain. */
 export function laneKey(agentId: string, conversationId: string): string {
   return JSON.stringify([agentId, conversationId]);
+}
+
+/** The agent of a lane key; undefined for a key `laneKey` did not write. */
+export function laneAgent(key: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return Array.isArray(parsed) && typeof parsed[0] === "string" ? parsed[0] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Rolls an enqueue back while carrying what the caller should answer instead. */
@@ -69,6 +80,8 @@ export class Scheduler {
   readonly #queue: WorkQueue<DeliveryJob>;
   readonly #options: SchedulerOptions;
   readonly #running = new Set<Promise<void>>();
+  /** Each agent's workspace as its last claimed delivery named it (see `#runDelivery`). */
+  readonly #workspaces = new Map<string, string>();
   readonly #abort = new AbortController();
   #ctx: TurnContext | null = null;
   #stopping: Promise<void> | null = null;
@@ -163,6 +176,7 @@ export class Scheduler {
     const run = this.#runDelivery(
       ctx,
       job.data.deliveryId,
+      laneAgent(job.key),
       AbortSignal.any([this.#abort.signal, jobSignal]),
     );
     this.#running.add(run);
@@ -173,12 +187,33 @@ export class Scheduler {
     }
   }
 
-  async #runDelivery(ctx: TurnContext, deliveryId: string, signal: AbortSignal): Promise<void> {
+  async #runDelivery(
+    ctx: TurnContext,
+    deliveryId: string,
+    agentId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    // The check of the workspace before the turn only reads the filesystem: it starts on the
+    // workspace the agent had last time while the claim (which says where it is now) runs,
+    // and is used only when the claim names the same one.
+    const guessed = agentId === undefined ? undefined : this.#workspaces.get(agentId);
+    const early =
+      guessed === undefined
+        ? null
+        : { workspace: guessed, inspected: inspectAgentWorkspace(guessed, ctx.claudeConfigDir) };
+    // Not awaited when the guess was wrong or nothing runs.
+    early?.inspected.catch(() => undefined);
     const delivery = await claimDelivery(this.#db, deliveryId);
     // Already finished (a job of a delivery that another path settled): nothing to run.
     if (delivery === undefined) return;
+    this.#workspaces.set(delivery.agent_id, delivery.workspace_dir);
     try {
-      await executeDelivery(ctx, delivery, signal);
+      await executeDelivery(
+        ctx,
+        delivery,
+        signal,
+        early?.workspace === delivery.workspace_dir ? early.inspected : undefined,
+      );
     } catch (error) {
       // A bug or a database failure inside the turn: the delivery must not stay running
       // forever, and its reason must say what happened. The job still ends normally, so the

@@ -1,42 +1,78 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
 import type { RuntimeTranscript } from "@talkide/claude-cli";
+import { TranscriptLedger } from "./transcript-ledger.ts";
+
+/** What each daemon (its database handle) last stored of each session's transcript. */
+const ledgers = new WeakMap<DaemonDb, TranscriptLedger>();
+function ledgerOf(db: DaemonDb): TranscriptLedger {
+  let ledger = ledgers.get(db);
+  if (ledger === undefined) {
+    ledger = new TranscriptLedger();
+    ledgers.set(db, ledger);
+  }
+  return ledger;
+}
+
+export interface TurnSuccess {
+  readonly turnId: string;
+  readonly sessionId: string;
+  readonly deliveryId: string;
+  readonly agentId: string;
+  readonly runtimeSessionId: string;
+  readonly costUsd: number | null;
+  readonly cumulativeCostUsd: number | null;
+  /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
+  readonly sessionCumulativeCostUsd: number | null;
+  /** The turn's last message: where the session's next turn resumes. */
+  readonly resumeAtMessageId: string | null;
+  readonly events: readonly unknown[];
+  readonly agentMeta: AgentRuntimeMeta;
+  /** The runtime's transcript after this turn, stored for whichever daemon resumes next. */
+  readonly transcript: RuntimeTranscript | null;
+}
 
 /**
  * Records a successful turn in one statement: the turn completed with its events and cost,
- * its session advanced to the runtime session it ran in (with the runtime's transcript), its delivery completed, and the
- * agent's runtime facts updated. One statement is one atomic step (no delivery completed
- * without its turn) and one round trip, which is most of the daemon's per-turn cost.
+ * its session advanced to the runtime session it ran in (with the runtime's transcript), its
+ * delivery completed, and the agent's runtime facts updated. One statement is one atomic step
+ * (no delivery completed without its turn, no session point without its transcript) and one
+ * round trip, which is most of the daemon's per-turn cost.
+ *
+ * When this daemon stored the session's previous transcript and the runtime only appended to
+ * it, the statement carries just the new lines (transcript-ledger.ts). That statement changes
+ * nothing unless the stored transcript is still the one this daemon wrote last; when it is
+ * not, the full statement writes the whole transcript instead. Either way everything is stored
+ * by one statement.
  */
-export async function recordTurnSuccess(
-  db: DaemonDb,
-  input: {
-    readonly turnId: string;
-    readonly sessionId: string;
-    readonly deliveryId: string;
-    readonly agentId: string;
-    readonly runtimeSessionId: string;
-    readonly costUsd: number | null;
-    readonly cumulativeCostUsd: number | null;
-    /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
-    readonly sessionCumulativeCostUsd: number | null;
-    /** The turn's last message: where the session's next turn resumes. */
-    readonly resumeAtMessageId: string | null;
-    readonly events: readonly unknown[];
-    readonly agentMeta: AgentRuntimeMeta;
-    /** The runtime's transcript after this turn, stored for whichever daemon resumes next. */
-    readonly transcript: RuntimeTranscript | null;
-  },
-): Promise<void> {
-  await sql`
-    with finished_turn as (
+export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promise<void> {
+  const ledger = ledgerOf(db);
+  const { transcript } = input;
+  if (transcript === null) {
+    await recordWhole(db, input);
+    return;
+  }
+  const plan = ledger.plan(input.sessionId, transcript);
+  const appended = plan.append !== null && (await recordAppended(db, input, plan.append));
+  if (!appended) await recordWhole(db, input);
+  ledger.stored(input.sessionId, input.turnId, transcript, plan, appended);
+}
+
+/**
+ * What every success stores besides the transcript: the turn completed, the session advanced,
+ * the delivery completed and the agent's runtime facts. `when` narrows each update (empty for
+ * none), so a statement can make all of them depend on one condition.
+ */
+function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    finished_turn as (
       update turns
          set state = 'completed', runtime_session_id = ${input.runtimeSessionId},
              failure_reason = null, failure_message = null, exit_code = 0,
              cost_usd = ${input.costUsd}::double precision,
              cumulative_cost_usd = ${input.cumulativeCostUsd}::double precision,
              events = ${JSON.stringify(input.events)}::jsonb, finished_at = now()
-       where id = ${input.turnId} and state = 'running'
+       where id = ${input.turnId} and state = 'running' ${when}
       returning id),
     advanced_session as (
       update sessions
@@ -44,23 +80,72 @@ export async function recordTurnSuccess(
              resume_at_message_id = ${input.resumeAtMessageId},
              cumulative_cost_usd = ${input.sessionCumulativeCostUsd}::double precision,
              turn_count = turn_count + 1, updated_at = now()
-       where id = ${input.sessionId}
+       where id = ${input.sessionId} ${when}
       returning id),
+    completed_delivery as (
+      update deliveries
+         set state = 'completed', finished_at = now(), failure_reason = null, failure_message = null
+       where id = ${input.deliveryId} and state = 'running' ${when}
+      returning id),
+    updated_agent as (
+      update agents
+         set runtime_meta = runtime_meta || ${JSON.stringify(input.agentMeta)}::jsonb, updated_at = now()
+       where id = ${input.agentId} ${when}
+      returning id)`;
+}
+
+/** The full statement: the transcript (when there is one) replaces the stored one and its parts. */
+async function recordWhole(db: DaemonDb, input: TurnSuccess): Promise<void> {
+  const content = input.transcript?.content ?? null;
+  await sql`
+    with ${successSteps(input, sql``)},
     stored_transcript as (
       insert into session_transcripts (session_id, runtime_session_id, project_dir, content, turn_id)
       select ${input.sessionId}::uuid, ${input.runtimeSessionId}, ${input.transcript?.projectDir ?? null}::text,
-             ${input.transcript?.content ?? null}::text, ${input.turnId}::uuid
-       where ${input.transcript?.content ?? null}::text is not null
+             ${content}::text, ${input.turnId}::uuid
+       where ${content}::text is not null
       on conflict (session_id) do update
          set runtime_session_id = excluded.runtime_session_id, project_dir = excluded.project_dir,
              content = excluded.content, turn_id = excluded.turn_id, updated_at = now()
       returning session_id),
-    completed_delivery as (
-      update deliveries
-         set state = 'completed', finished_at = now(), failure_reason = null, failure_message = null
-       where id = ${input.deliveryId} and state = 'running'
-      returning id)
-    update agents
-       set runtime_meta = runtime_meta || ${JSON.stringify(input.agentMeta)}::jsonb, updated_at = now()
-     where id = ${input.agentId}`.execute(db);
+    dropped_parts as (
+      delete from session_transcript_parts
+       where session_id = ${input.sessionId} and ${content}::text is not null)
+    select 1`.execute(db);
+}
+
+/**
+ * The same as `recordWhole` with the transcript's new lines appended as a part, all of it only
+ * if the stored transcript is still the one `afterTurnId` wrote (locked for the statement).
+ * False when it is not: then nothing changed.
+ */
+async function recordAppended(
+  db: DaemonDb,
+  input: TurnSuccess,
+  append: { readonly afterTurnId: string; readonly delta: string },
+): Promise<boolean> {
+  const { rows } = await sql<{ appended: boolean }>`
+    with previous as (
+      select session_id from session_transcripts
+       where session_id = ${input.sessionId} and turn_id = ${append.afterTurnId}
+         and runtime_session_id = ${input.runtimeSessionId}
+         and project_dir = ${input.transcript?.projectDir ?? null}::text
+      for update),
+    ${successSteps(input, sql`and exists (select 1 from previous)`)},
+    stored_part as (
+      insert into session_transcript_parts (session_id, seq, content, turn_id)
+      select previous.session_id,
+             coalesce((select max(p.seq) from session_transcript_parts p
+                        where p.session_id = previous.session_id), 0) + 1,
+             ${append.delta}::text, ${input.turnId}::uuid
+        from previous
+       where ${append.delta}::text <> ''
+      returning seq),
+    moved_transcript as (
+      update session_transcripts
+         set turn_id = ${input.turnId}, updated_at = now()
+       where session_id = ${input.sessionId} and exists (select 1 from previous)
+      returning session_id)
+    select exists (select 1 from previous) as appended`.execute(db);
+  return rows[0]?.appended === true;
 }

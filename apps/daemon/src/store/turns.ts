@@ -1,9 +1,22 @@
-import { randomUUID } from "node:crypto";
 import type { DaemonDb, TurnRow } from "../db/schema.ts";
 
+/** How a turn's process started (see migration 0004). */
+export interface TurnProcess {
+  readonly kind: "warm" | "cold";
+  readonly coldReason: string | null;
+  readonly marker: string;
+}
+
+/**
+ * Stores a running turn. `process` is how its process started when that is known already (a
+ * kept process, chosen before the row is written: one statement instead of two); null when
+ * the row must exist before a process is started for it (`recordTurnProcess` follows).
+ */
 export async function startTurn(
   db: DaemonDb,
   input: {
+    /** Chosen by the caller: the turn's id reaches its environment before the row is written. */
+    readonly id: string;
     readonly deliveryId: string;
     readonly sessionId: string;
     readonly agentId: string;
@@ -12,12 +25,12 @@ export async function startTurn(
     readonly resumedRuntimeSessionId: string | null;
     readonly claudeVersion: string | null;
   },
-): Promise<string> {
-  const id = randomUUID();
+  process: TurnProcess | null,
+): Promise<void> {
   await db
     .insertInto("turns")
     .values({
-      id,
+      id: input.id,
       delivery_id: input.deliveryId,
       session_id: input.sessionId,
       agent_id: input.agentId,
@@ -33,20 +46,18 @@ export async function startTurn(
       cumulative_cost_usd: null,
       claude_version: input.claudeVersion,
       events: "[]",
+      process: process?.kind ?? null,
+      cold_reason: process?.coldReason ?? null,
+      process_marker: process?.marker ?? null,
     })
     .execute();
-  return id;
 }
 
 /** How the turn's process started; stored before its message is sent (see migration 0004). */
 export async function recordTurnProcess(
   db: DaemonDb,
   id: string,
-  info: {
-    readonly kind: "warm" | "cold";
-    readonly coldReason: string | null;
-    readonly marker: string;
-  },
+  info: TurnProcess,
 ): Promise<void> {
   await db
     .updateTable("turns")

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import type { DaemonEvent } from "../events/bus.ts";
 import {
   alive,
   makeDelivery,
@@ -81,6 +82,41 @@ describe("warm turns in the daemon", () => {
     const other = await deliver(td, "c-2");
     expect(other.turn?.process).toBe("cold");
     expect(new Set((await records()).map((r) => r.pid)).size).toBe(2);
+  });
+
+  it("tells each turn's events once and in order, cold and warm, and stores the process it ran in", async () => {
+    const { td } = await setup();
+    const seen: DaemonEvent[] = [];
+    td.daemon.events.subscribe((event) => seen.push(event));
+    const cold = await deliver(td);
+    const warm = await deliver(td);
+    for (const [{ done, turn }, kind] of [
+      [cold, "cold"],
+      [warm, "warm"],
+    ] as const) {
+      const own = seen.filter((e) => "deliveryId" in e && e.deliveryId === done.id);
+      expect(own.map((e) => e.type)).toEqual([
+        "delivery.accepted",
+        "turn.started",
+        "turn.process",
+        "turn.finished",
+        "delivery.completed",
+      ]);
+      for (const event of own) {
+        if ("turnId" in event) expect(event.turnId).toBe(turn?.id);
+      }
+      expect(turn?.process).toBe(kind);
+    }
+    // Both turns' processes are found by the id of the turn that started the process.
+    const markers = await td.daemon.db
+      .selectFrom("turns")
+      .select(["id", "process_marker"])
+      .orderBy("started_at")
+      .execute();
+    expect(markers).toEqual([
+      { id: cold.turn?.id, process_marker: cold.turn?.id },
+      { id: warm.turn?.id, process_marker: cold.turn?.id },
+    ]);
   });
 
   it("ends the process of a failed turn; the next turn starts cold and says why", async () => {

@@ -95,6 +95,8 @@ describe.skipIf(!canRun)("the daemon at the wire: warm and cold turns of the sam
       .set({ content: transcript.content })
       .where("session_id", "=", session.id)
       .execute();
+    // The warm turn appended its lines as a part (migration 0005).
+    await db.deleteFrom("session_transcript_parts").where("session_id", "=", session.id).execute();
     await td.stop();
     td = await start();
     const again = { ...message, id: `${String(message["id"])}-again` };

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TRANSCRIPT_PARTS, TranscriptLedger } from "./transcript-ledger.ts";
+
+const SESSION = "5c7d3a1e-0000-4000-8000-000000000001";
+const transcript = (content: string, sessionId = "rt-1", projectDir = "-ws") => ({
+  sessionId,
+  projectDir,
+  content,
+});
+
+describe("TranscriptLedger", () => {
+  it("plans a whole write for a session it stored nothing of", () => {
+    const ledger = new TranscriptLedger();
+    expect(ledger.plan(SESSION, transcript("a\n")).append).toBeNull();
+  });
+
+  it("plans only the new lines after what it stored, naming the turn that stored it", () => {
+    const ledger = new TranscriptLedger();
+    const first = transcript("a\nb\n");
+    ledger.stored(SESSION, "turn-1", first, ledger.plan(SESSION, first), false);
+    const second = transcript("a\nb\nc\n");
+    const plan = ledger.plan(SESSION, second);
+    expect(plan.append).toEqual({ afterTurnId: "turn-1", delta: "c\n" });
+    ledger.stored(SESSION, "turn-2", second, plan, true);
+    expect(ledger.plan(SESSION, transcript("a\nb\nc\nd\n")).append).toEqual({
+      afterTurnId: "turn-2",
+      delta: "d\n",
+    });
+  });
+
+  it("writes whole what did not merely grow: rewritten, shorter, another session or folder", () => {
+    const ledger = new TranscriptLedger();
+    const first = transcript("a\nb\n");
+    ledger.stored(SESSION, "turn-1", first, ledger.plan(SESSION, first), false);
+    expect(ledger.plan(SESSION, transcript("a\nB\nc\n")).append).toBeNull();
+    expect(ledger.plan(SESSION, transcript("a\n")).append).toBeNull();
+    expect(ledger.plan(SESSION, transcript("a\nb\nc\n", "rt-2")).append).toBeNull();
+    expect(ledger.plan(SESSION, transcript("a\nb\nc\n", "rt-1", "-other")).append).toBeNull();
+    // The same bytes again: nothing to add, still an append (of nothing).
+    expect(ledger.plan(SESSION, first).append).toEqual({ afterTurnId: "turn-1", delta: "" });
+  });
+
+  it("writes whole again once parts piled up, and appends after that", () => {
+    const ledger = new TranscriptLedger();
+    let content = "start\n";
+    let t = transcript(content);
+    ledger.stored(SESSION, "turn-0", t, ledger.plan(SESSION, t), false);
+    for (let i = 1; i <= MAX_TRANSCRIPT_PARTS; i += 1) {
+      content += `line ${i}\n`;
+      t = transcript(content);
+      const plan = ledger.plan(SESSION, t);
+      expect(plan.append?.delta).toBe(`line ${i}\n`);
+      ledger.stored(SESSION, `turn-${i}`, t, plan, true);
+    }
+    content += "one more\n";
+    t = transcript(content);
+    const whole = ledger.plan(SESSION, t);
+    expect(whole.append).toBeNull();
+    ledger.stored(SESSION, "turn-whole", t, whole, false);
+    expect(ledger.plan(SESSION, transcript(`${content}next\n`)).append?.delta).toBe("next\n");
+  });
+
+  it("keeps the digest of the whole transcript, whichever way it was planned", () => {
+    const a = new TranscriptLedger();
+    const b = new TranscriptLedger();
+    const first = transcript("x\n");
+    a.stored(SESSION, "turn-1", first, a.plan(SESSION, first), false);
+    const grown = transcript("x\ny\n");
+    const appended = a.plan(SESSION, grown);
+    expect(appended.digest).toBe(b.plan(SESSION, grown).digest);
+  });
+});

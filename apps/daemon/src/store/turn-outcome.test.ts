@@ -1,0 +1,208 @@
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DaemonDb } from "../db/schema.ts";
+import { materialiseTranscript } from "../sessions/transcripts.ts";
+import {
+  makeTempDir,
+  removeDir,
+  startTestDaemon,
+  type TestDaemon,
+} from "../test-support/harness.ts";
+import { claimDelivery, insertDelivery } from "./deliveries.ts";
+import { createSession } from "./sessions.ts";
+import { recordTurnSuccess } from "./turn-outcome.ts";
+import { startTurn } from "./turns.ts";
+
+// A successful turn stores the session's transcript with the session's new point, in one
+// statement: whole, or (when this daemon stored the previous one and the runtime only appended)
+// as the lines it added. Whichever way, what a resume writes back is the runtime's file.
+let dir: string;
+let td: TestDaemon;
+let db: DaemonDb;
+
+beforeAll(async () => {
+  dir = await makeTempDir();
+  td = await startTestDaemon({ dataDir: join(dir, "data") });
+  db = td.daemon.db;
+  await td.api.registerAgent("ava", join(dir, "ws"));
+});
+
+afterAll(async () => {
+  await td.stop();
+  await removeDir(dir);
+});
+
+async function newSession(conversationId: string): Promise<string> {
+  return createSession(db, {
+    agentId: "ava",
+    conversationId,
+    runtime: "claude-code",
+    standingPromptVersion: "v1",
+  });
+}
+
+/** Stores one successful turn of the session whose runtime transcript is now `content`. */
+async function succeed(
+  sessionId: string,
+  conversationId: string,
+  runtimeSessionId: string,
+  content: string,
+): Promise<{ readonly turnId: string; readonly deliveryId: string }> {
+  const stored = await insertDelivery(db, {
+    agentId: "ava",
+    messageId: randomUUID(),
+    conversationId,
+    reason: null,
+    payload: {},
+  });
+  if ("unknownAgent" in stored) throw new Error("agent missing");
+  const deliveryId = stored.delivery.id;
+  await claimDelivery(db, deliveryId);
+  const turnId = randomUUID();
+  await startTurn(
+    db,
+    {
+      id: turnId,
+      deliveryId,
+      sessionId,
+      agentId: "ava",
+      conversationId,
+      attempt: 1,
+      resumedRuntimeSessionId: null,
+      claudeVersion: null,
+    },
+    { kind: "warm", coldReason: null, marker: turnId },
+  );
+  await recordTurnSuccess(db, {
+    turnId,
+    sessionId,
+    deliveryId,
+    agentId: "ava",
+    runtimeSessionId,
+    costUsd: null,
+    cumulativeCostUsd: null,
+    sessionCumulativeCostUsd: null,
+    resumeAtMessageId: `msg-${turnId}`,
+    events: [{ type: "result" }],
+    agentMeta: { lastTurnAt: new Date().toISOString() },
+    transcript: { sessionId: runtimeSessionId, projectDir: "-ws", content },
+  });
+  return { turnId, deliveryId };
+}
+
+/** What a resume on a fresh machine would find. */
+async function materialised(sessionId: string, runtimeSessionId: string): Promise<string> {
+  const configDir = join(dir, `cfg-${randomUUID()}`);
+  expect(await materialiseTranscript(db, configDir, sessionId)).toBe(true);
+  return readFile(join(configDir, "projects", "-ws", `${runtimeSessionId}.jsonl`), "utf8");
+}
+
+async function parts(sessionId: string): Promise<number> {
+  const rows = await db
+    .selectFrom("session_transcript_parts")
+    .select("seq")
+    .where("session_id", "=", sessionId)
+    .execute();
+  return rows.length;
+}
+
+async function state(sessionId: string, turnId: string, deliveryId: string) {
+  const session = await db
+    .selectFrom("sessions")
+    .select(["turn_count", "resume_at_message_id", "runtime_session_id"])
+    .where("id", "=", sessionId)
+    .executeTakeFirstOrThrow();
+  const turn = await db
+    .selectFrom("turns")
+    .select("state")
+    .where("id", "=", turnId)
+    .executeTakeFirstOrThrow();
+  const delivery = await db
+    .selectFrom("deliveries")
+    .select("state")
+    .where("id", "=", deliveryId)
+    .executeTakeFirstOrThrow();
+  return { session, turn: turn.state, delivery: delivery.state };
+}
+
+describe("recordTurnSuccess and the stored transcript", () => {
+  it("stores the first transcript whole and each later one as the lines it added", async () => {
+    const sessionId = await newSession("c-grow");
+    const runtime = randomUUID();
+    let content = "";
+    for (let turn = 1; turn <= 4; turn += 1) {
+      content += `{"turn":${turn},"text":"line ü ${"x".repeat(turn * 10)}"}\n`;
+      const { turnId, deliveryId } = await succeed(sessionId, "c-grow", runtime, content);
+      expect(await materialised(sessionId, runtime)).toBe(content);
+      expect(await parts(sessionId)).toBe(turn - 1);
+      const now = await state(sessionId, turnId, deliveryId);
+      expect(now).toEqual({
+        session: {
+          turn_count: turn,
+          resume_at_message_id: `msg-${turnId}`,
+          runtime_session_id: runtime,
+        },
+        turn: "completed",
+        delivery: "completed",
+      });
+    }
+    const base = await db
+      .selectFrom("session_transcripts")
+      .select("content")
+      .where("session_id", "=", sessionId)
+      .executeTakeFirstOrThrow();
+    expect(base.content).toBe(content.slice(0, content.indexOf("\n") + 1));
+  });
+
+  it("writes the transcript whole, once, when another writer stored one in between", async () => {
+    const sessionId = await newSession("c-moved");
+    const runtime = randomUUID();
+    await succeed(sessionId, "c-moved", runtime, "one\n");
+    await succeed(sessionId, "c-moved", runtime, "one\ntwo\n");
+    // Another daemon ran a turn of this session and stored its transcript.
+    await db
+      .updateTable("session_transcripts")
+      .set({ content: "elsewhere\n", turn_id: randomUUID() })
+      .where("session_id", "=", sessionId)
+      .execute();
+    await db.deleteFrom("session_transcript_parts").where("session_id", "=", sessionId).execute();
+
+    const { turnId, deliveryId } = await succeed(
+      sessionId,
+      "c-moved",
+      runtime,
+      "one\ntwo\nthree\n",
+    );
+    expect(await materialised(sessionId, runtime)).toBe("one\ntwo\nthree\n");
+    expect(await parts(sessionId)).toBe(0);
+    // The refused append changed nothing: the session advanced once for this turn.
+    expect((await state(sessionId, turnId, deliveryId)).session.turn_count).toBe(3);
+  });
+
+  it("writes a rewritten transcript whole and drops the parts it had", async () => {
+    const sessionId = await newSession("c-rewritten");
+    const runtime = randomUUID();
+    await succeed(sessionId, "c-rewritten", runtime, "a\n");
+    await succeed(sessionId, "c-rewritten", runtime, "a\nb\n");
+    expect(await parts(sessionId)).toBe(1);
+    await succeed(sessionId, "c-rewritten", runtime, "A\nb\nc\n");
+    expect(await parts(sessionId)).toBe(0);
+    expect(await materialised(sessionId, runtime)).toBe("A\nb\nc\n");
+    await succeed(sessionId, "c-rewritten", runtime, "A\nb\nc\nd\n");
+    expect(await parts(sessionId)).toBe(1);
+    expect(await materialised(sessionId, runtime)).toBe("A\nb\nc\nd\n");
+  });
+
+  it("starts over in a new runtime session", async () => {
+    const sessionId = await newSession("c-new-runtime");
+    const first = randomUUID();
+    await succeed(sessionId, "c-new-runtime", first, "a\n");
+    await succeed(sessionId, "c-new-runtime", first, "a\nb\n");
+    const second = randomUUID();
+    await succeed(sessionId, "c-new-runtime", second, "a\nb\n");
+    expect(await parts(sessionId)).toBe(0);
+    expect(await materialised(sessionId, second)).toBe("a\nb\n");
+  });
+});
