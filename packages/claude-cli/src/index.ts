@@ -21,6 +21,7 @@ export {
   warmFingerprint,
   type Checkout,
   type ColdReason,
+  type SessionPoint,
   type SessionPoints,
   type WarmPoolOptions,
 } from "./warm-pool.ts";
@@ -30,9 +31,12 @@ export {
   type WarmTurnOptions,
 } from "./warm-process.ts";
 export {
+  MAX_TRANSCRIPT_PARTS,
+  planTranscriptWrite,
   readRuntimeTranscript,
   writeRuntimeTranscript,
   type RuntimeTranscript,
+  type TranscriptMark,
 } from "./runtime-transcript.ts";
 export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readRuntimeTranscript, writeRuntimeTranscript } from "./runtime-transcript.ts";
+import { createHash } from "node:crypto";
+import {
+  planTranscriptWrite,
+  readRuntimeTranscript,
+  writeRuntimeTranscript,
+} from "./runtime-transcript.ts";
 
 const SESSION = "0b9f3c1e-8d52-4c1a-9a57-6f0e2d4b7c11";
 
@@ -72,4 +77,48 @@ describe("runtime transcripts", () => {
     expect(written).toBe(false);
     expect(await readdir(configDir)).toEqual([]);
   });
+});
+
+describe("planTranscriptWrite", () => {
+  const file = (content: string, sessionId = SESSION, projectDir = "-w") => ({
+    sessionId,
+    projectDir,
+    content,
+  });
+  const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+  it("appends what was added to the very copy that is stored, and marks the whole file", () => {
+    const first = planTranscriptWrite(null, file("a\nž🦀\n"));
+    expect(first).toEqual({
+      append: null,
+      mark: { sessionId: SESSION, projectDir: "-w", length: 6, sha256: sha("a\nž🦀\n") },
+    });
+    const second = planTranscriptWrite(first.mark, file("a\nž🦀\nb\n"));
+    expect(second).toEqual({
+      append: "b\n",
+      mark: { ...first.mark, length: 8, sha256: sha("a\nž🦀\nb\n") },
+    });
+    expect(planTranscriptWrite(second.mark, file("a\nž🦀\nb\n")).append).toBe("");
+  });
+
+  it("stores it whole when the file no longer begins with the stored copy", () => {
+    const { mark } = planTranscriptWrite(null, file("a\nb\n"));
+    expect(planTranscriptWrite(mark, file("x\nb\nc\n")).append).toBeNull();
+    expect(planTranscriptWrite(mark, file("a\n")).append).toBeNull();
+    expect(planTranscriptWrite(mark, file("a\nb\nc\n", "1111aaaa")).append).toBeNull();
+    expect(planTranscriptWrite(mark, file("a\nb\nc\n", SESSION, "-other")).append).toBeNull();
+  });
+
+  test.prop([fc.string(), fc.string(), fc.string()])(
+    "an append applied to the stored copy gives the file, and the mark is always the file's",
+    (stored, added, other) => {
+      const before = planTranscriptWrite(null, file(stored));
+      const next = planTranscriptWrite(before.mark, file(stored + added));
+      expect(next.append).toBe(added);
+      expect(next.mark.sha256).toBe(sha(stored + added));
+      const changed = planTranscriptWrite(before.mark, file(other));
+      if (changed.append !== null) expect(stored + changed.append).toBe(other);
+      expect(changed.mark).toEqual(planTranscriptWrite(null, file(other)).mark);
+    },
+  );
 });

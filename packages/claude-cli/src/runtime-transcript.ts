@@ -5,6 +5,7 @@
  * successful turn and writes it back before the next resume owns the session, whichever
  * machine runs the next turn.
  */
+import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -68,4 +69,56 @@ export async function writeRuntimeTranscript(
     mode: 0o600,
   });
   return true;
+}
+
+/**
+ * What a stored copy of a transcript is, so that a later file can be checked against it: the
+ * session and folder, the length (UTF-16 code units, as JavaScript and the JVM count) and the
+ * sha256 (hex) of its UTF-8 bytes.
+ */
+export interface TranscriptMark {
+  readonly sessionId: string;
+  readonly projectDir: string;
+  readonly length: number;
+  readonly sha256: string;
+}
+
+/**
+ * Parts a stored transcript may gather before a service stores it whole again (and drops
+ * them), so a resume never reads back a long chain of small rows.
+ */
+export const MAX_TRANSCRIPT_PARTS = 64;
+
+/**
+ * How to store `transcript` over the stored copy `stored` (null: none, or not known). The CLI
+ * only appends to a session's file, so a service can store what a turn added instead of the
+ * whole file, which grows with the conversation. `append` is that text when the file still
+ * begins with exactly the stored copy (same session and folder, same length-prefix digest),
+ * else null: store the whole file. `mark` is the new transcript's, to keep with it.
+ */
+export function planTranscriptWrite(
+  stored: TranscriptMark | null,
+  transcript: RuntimeTranscript,
+): { readonly append: string | null; readonly mark: TranscriptMark } {
+  const { content } = transcript;
+  const mark = (sha256: string): TranscriptMark => ({
+    sessionId: transcript.sessionId,
+    projectDir: transcript.projectDir,
+    length: content.length,
+    sha256,
+  });
+  if (
+    stored === null ||
+    stored.sessionId !== transcript.sessionId ||
+    stored.projectDir !== transcript.projectDir ||
+    content.length < stored.length
+  ) {
+    return { append: null, mark: mark(createHash("sha256").update(content, "utf8").digest("hex")) };
+  }
+  // One pass over the content: the stored prefix's digest, then the whole one's.
+  const hash = createHash("sha256").update(content.slice(0, stored.length), "utf8");
+  const prefix = hash.copy().digest("hex");
+  const tail = content.slice(stored.length);
+  const whole = mark(hash.update(tail, "utf8").digest("hex"));
+  return { append: prefix === stored.sha256 ? tail : null, mark: whole };
 }

@@ -119,6 +119,24 @@ describe("WarmProcessPool", () => {
     expect(process.ended).toBe(true);
   });
 
+  it("take: a turn with no session ends whatever was kept; with one it checks out by session point and context", async () => {
+    const ended: Array<[string, ColdReason]> = [];
+    const pool = new WarmProcessPool({
+      capacity: 2,
+      idleMs: 60_000,
+      onEnded: (key, _p, reason) => ended.push([key, reason]),
+    });
+    const { process } = await startFake();
+    expect((await turn(process, "one")).ok).toBe(true);
+    pool.keep("p1", warmFingerprint({ id: "s1", at: "m1" }, "c1"), process);
+    expect(pool.take("p1", { id: "s1", at: "m1" }, "c1").process).toBe(process);
+    pool.keep("p1", warmFingerprint({ id: "s1", at: "m1" }, "c1"), process);
+    expect(pool.take("p1", null, "c1")).toEqual({ process: null, reason: "new_session" });
+    expect(ended).toEqual([["p1", "new_session"]]);
+    expect(pool.take("p1", { id: "s1", at: "m1" }, "c1").reason).toBe("no_warm_process");
+    await pool.close();
+  });
+
   it("ends the kept process when the context changed, and says so", async () => {
     const pool = new WarmProcessPool({ capacity: 1, idleMs: 60_000 });
     const { process } = await startFake();

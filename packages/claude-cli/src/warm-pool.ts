@@ -42,11 +42,14 @@ interface Kept {
   readonly timer: NodeJS.Timeout;
 }
 
-/** Where sessions stand now, by pool key: the session id and the message it continues from. */
-export type SessionPoints = ReadonlyMap<
-  string,
-  { readonly id: string; readonly at: string | null }
->;
+/** Where a session stands: its id and the message it continues from. */
+export interface SessionPoint {
+  readonly id: string;
+  readonly at: string | null;
+}
+
+/** Where sessions stand now, by pool key. */
+export type SessionPoints = ReadonlyMap<string, SessionPoint>;
 
 export type Checkout =
   | { readonly process: WarmClaudeProcess; readonly reason: null }
@@ -128,6 +131,22 @@ export class WarmProcessPool {
       return { process: null, reason };
     }
     return { process: kept.process, reason: null };
+  }
+
+  /**
+   * The checkout of a turn that continues `session` (null: it starts a new one) and whose
+   * process would read what `contextDigest` stands for: the kept process when both match,
+   * else null and why. A turn without a session can continue nothing: whatever the key kept
+   * belongs to a session that ended, and is ended (`new_session`).
+   */
+  take(key: string, session: SessionPoint | null, contextDigest: string): Checkout {
+    if (session === null) {
+      this.discard(key, "new_session");
+      // Said by this turn: not again by the next.
+      this.#endedBecause.delete(key);
+      return { process: null, reason: "new_session" };
+    }
+    return this.checkout(key, warmFingerprint(session, contextDigest));
   }
 
   /**

@@ -8,6 +8,7 @@
 import {
   buildClaudeArgs,
   type ColdReason,
+  type SessionPoint,
   startupFileDigests,
   WarmClaudeProcess,
   warmContextDigest,
@@ -68,7 +69,7 @@ export async function startupDigest(
 }
 
 /** Where a session stands, as a warm fingerprint names it. */
-function sessionPoint(session: SessionRow): { id: string; at: string | null } {
+function sessionPoint(session: SessionRow): SessionPoint {
   return { id: session.claude_session_id, at: session.resume_at_message_id };
 }
 
@@ -84,25 +85,23 @@ export async function takeProcess(
   session: SessionRow | undefined,
   digest: string,
 ): Promise<TurnProcess> {
-  const key = warmKey(turn.project_id);
-  let coldReason: ColdReason;
-  if (session === undefined) {
-    // Nothing to continue: whatever was kept belongs to a session that ended.
-    services.warm.discard(key, "new_session");
-    coldReason = "new_session";
-  } else {
-    const checkout = services.warm.checkout(key, warmFingerprint(sessionPoint(session), digest));
-    if (checkout.process !== null) {
-      return {
-        process: checkout.process,
-        kind: "warm",
-        coldReason: null,
-        marker: checkout.process.tag ?? turn.id,
-      };
-    }
-    coldReason = checkout.reason;
+  const checkout = services.warm.take(
+    warmKey(turn.project_id),
+    session === undefined ? null : sessionPoint(session),
+    digest,
+  );
+  if (checkout.process !== null) {
+    return {
+      process: checkout.process,
+      kind: "warm",
+      coldReason: null,
+      marker: checkout.process.tag ?? turn.id,
+    };
   }
-  return { ...(await startCold(services, turn, workspaceDir, session)), coldReason };
+  return {
+    ...(await startCold(services, turn, workspaceDir, session)),
+    coldReason: checkout.reason,
+  };
 }
 
 /** A new process for the turn, resuming `session` at its last successful turn when given. */

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc } from "@fast-check/vitest";
+import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
 import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -10,9 +11,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import {
   loadSessionTranscript,
   materialiseSessionTranscript,
-  MAX_TRANSCRIPT_PARTS,
   storeSessionTranscript,
-  transcriptWrite,
 } from "./session-transcripts.ts";
 import type { SessionRow } from "./session-pinning.ts";
 
@@ -179,22 +178,6 @@ describe("a session's transcript is stored in parts", () => {
       }),
       { numRuns: 40 },
     );
-  });
-});
-
-describe("transcriptWrite", () => {
-  const stored = (content: string, over: Record<string, unknown> = {}) => ({
-    claude_session_id: "c1a0de01-0000",
-    project_dir: "-ws",
-    content_length: content.length,
-    content_sha256: null as string | null,
-    parts: 1,
-    ...over,
-  });
-
-  test("an unknown digest (a copy stored before parts existed) means store it whole", () => {
-    expect(transcriptWrite(stored(lines(2)), transcript(lines(3)))).toEqual({ kind: "replace" });
-    expect(transcriptWrite(null, transcript(lines(3)))).toEqual({ kind: "replace" });
   });
 });
 

@@ -9,51 +9,17 @@
  * copy (length and sha256). Anything else (another session id or folder, a rewritten line, a
  * copy of unknown digest) stores the whole file again as the only part.
  */
-import { createHash } from "node:crypto";
-import { writeRuntimeTranscript, type RuntimeTranscript } from "@talkide/claude-cli";
+import {
+  MAX_TRANSCRIPT_PARTS,
+  planTranscriptWrite,
+  writeRuntimeTranscript,
+  type RuntimeTranscript,
+  type TranscriptMark,
+} from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { SessionRow } from "./session-pinning.ts";
-
-/** Parts a transcript may gather before a turn stores it whole again (and drops them). */
-export const MAX_TRANSCRIPT_PARTS = 64;
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
-/** How a stored copy and the file compare: append the tail, or store everything again. */
-export type TranscriptWrite =
-  { readonly kind: "append"; readonly tail: string } | { readonly kind: "replace" };
-
-/** Pure: what the next write of `transcript` over `stored` is. */
-export function transcriptWrite(
-  stored: {
-    readonly claude_session_id: string;
-    readonly project_dir: string;
-    readonly content_length: number | null;
-    readonly content_sha256: string | null;
-    /** How many parts hold it now. */
-    readonly parts: number;
-  } | null,
-  transcript: RuntimeTranscript,
-): TranscriptWrite {
-  if (
-    stored === null ||
-    stored.parts >= MAX_TRANSCRIPT_PARTS ||
-    stored.content_length === null ||
-    stored.content_sha256 === null ||
-    stored.claude_session_id !== transcript.sessionId ||
-    stored.project_dir !== transcript.projectDir ||
-    transcript.content.length < stored.content_length
-  ) {
-    return { kind: "replace" };
-  }
-  const prefix = transcript.content.slice(0, stored.content_length);
-  if (sha256(prefix) !== stored.content_sha256) return { kind: "replace" };
-  return { kind: "append", tail: transcript.content.slice(stored.content_length) };
-}
 
 /** Stores a session's transcript as of the given successful turn (in the turn's transaction). */
 export async function storeSessionTranscript(
@@ -75,27 +41,41 @@ export async function storeSessionTranscript(
     ])
     .where("t.agent_session_id", "=", agentSessionId)
     .executeTakeFirst();
-  const write = transcriptWrite(stored ?? null, transcript);
+  // A copy of unknown digest (stored before parts existed), or one of many parts, is
+  // stored whole again.
+  const mark: TranscriptMark | null =
+    stored === undefined ||
+    stored.content_length === null ||
+    stored.content_sha256 === null ||
+    stored.parts >= MAX_TRANSCRIPT_PARTS
+      ? null
+      : {
+          sessionId: stored.claude_session_id,
+          projectDir: stored.project_dir,
+          length: stored.content_length,
+          sha256: stored.content_sha256,
+        };
+  const plan = planTranscriptWrite(mark, transcript);
   const header = {
-    claude_session_id: transcript.sessionId,
-    project_dir: transcript.projectDir,
-    content_length: transcript.content.length,
-    content_sha256: sha256(transcript.content),
+    claude_session_id: plan.mark.sessionId,
+    project_dir: plan.mark.projectDir,
+    content_length: plan.mark.length,
+    content_sha256: plan.mark.sha256,
     turn_id: turnId,
   };
-  if (write.kind === "append") {
+  if (plan.append !== null) {
     await db
       .updateTable("agent_session_transcripts")
       .set({ ...header, updated_at: sql<string>`clock_timestamp()` })
       .where("agent_session_id", "=", agentSessionId)
       .execute();
-    if (write.tail.length > 0) {
+    if (plan.append.length > 0) {
       await db
         .insertInto("agent_session_transcript_parts")
         .values({
           agent_session_id: agentSessionId,
           seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_session_transcript_parts WHERE agent_session_id = ${agentSessionId})`,
-          content: write.tail,
+          content: plan.append,
           turn_id: turnId,
         })
         .execute();

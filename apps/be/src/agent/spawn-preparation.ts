@@ -1,6 +1,7 @@
 /**
- * Everything a turn does before Claude Code is spawned: render and write the context, check the
- * workspace's isolation and report busy project ports. A failure here means nothing was spawned.
+ * Everything a turn does before Claude Code is spawned: render and write the context and check
+ * the workspace's isolation (a failure here means nothing was spawned); and the probe of the
+ * project's ports with its report, which the turn runs while the CLI works.
  */
 import { WorkspaceIsolationError } from "@talkide/claude-cli";
 import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";

@@ -212,26 +212,22 @@ export class ClaudeCodeRuntime {
   }
 
   async #take(turn: ClaudeCodeTurn, digest: string): Promise<Taken> {
-    let coldReason: ColdReason;
-    if (turn.resumeRuntimeSessionId === null) {
-      // Nothing to continue: whatever was kept belongs to a session that ended.
-      this.#warm.discard(turn.sessionKey, "new_session");
-      coldReason = "new_session";
-    } else {
-      const checkout = this.#warm.checkout(
-        turn.sessionKey,
-        warmFingerprint({ id: turn.resumeRuntimeSessionId, at: turn.resumeAtMessageId }, digest),
-      );
-      if (checkout.process !== null) {
-        return {
-          process: checkout.process,
-          kind: "warm",
-          coldReason: null,
-          marker: checkout.process.tag ?? turn.turnId,
-        };
-      }
-      coldReason = checkout.reason;
+    const checkout = this.#warm.take(
+      turn.sessionKey,
+      turn.resumeRuntimeSessionId === null
+        ? null
+        : { id: turn.resumeRuntimeSessionId, at: turn.resumeAtMessageId },
+      digest,
+    );
+    if (checkout.process !== null) {
+      return {
+        process: checkout.process,
+        kind: "warm",
+        coldReason: null,
+        marker: checkout.process.tag ?? turn.turnId,
+      };
     }
+    const coldReason = checkout.reason;
     await turn.beforeColdStart?.();
     // One process per session: one being ended (its turn failed, the context changed) has
     // exited before the next starts, so the two never touch the session's files at once.

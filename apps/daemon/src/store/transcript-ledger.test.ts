@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TRANSCRIPT_PARTS, TranscriptLedger } from "./transcript-ledger.ts";
+import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
+import { TranscriptLedger } from "./transcript-ledger.ts";
 
 const SESSION = "5c7d3a1e-0000-4000-8000-000000000001";
 const transcript = (content: string, sessionId = "rt-1", projectDir = "-ws") => ({
@@ -67,6 +68,6 @@ describe("TranscriptLedger", () => {
     a.stored(SESSION, "turn-1", first, a.plan(SESSION, first), false);
     const grown = transcript("x\ny\n");
     const appended = a.plan(SESSION, grown);
-    expect(appended.digest).toBe(b.plan(SESSION, grown).digest);
+    expect(appended.mark).toEqual(b.plan(SESSION, grown).mark);
   });
 });

@@ -1,5 +1,9 @@
-import { createHash } from "node:crypto";
-import type { RuntimeTranscript } from "@talkide/claude-cli";
+import {
+  MAX_TRANSCRIPT_PARTS,
+  planTranscriptWrite,
+  type RuntimeTranscript,
+  type TranscriptMark,
+} from "@talkide/claude-cli";
 
 /**
  * What this daemon last stored of each session's transcript, so the next successful turn can
@@ -12,26 +16,20 @@ import type { RuntimeTranscript } from "@talkide/claude-cli";
  * Losing this memory (a restart, eviction) only costs one full write.
  */
 
-/** Parts a transcript may gather before the next result writes it whole (and drops them). */
-export const MAX_TRANSCRIPT_PARTS = 64;
 /** Sessions remembered at most; the least recently stored is forgotten first. */
 const MAX_REMEMBERED = 512;
 
 interface StoredTranscript {
   readonly turnId: string;
-  readonly runtimeSessionId: string;
-  readonly projectDir: string;
-  readonly length: number;
-  /** sha256 of the whole stored transcript. */
-  readonly digest: string;
+  readonly mark: TranscriptMark;
   readonly parts: number;
 }
 
 export interface TranscriptPlan {
   /** Lines to add after the stored transcript that turn `afterTurnId` left; null: write whole. */
   readonly append: { readonly afterTurnId: string; readonly delta: string } | null;
-  /** sha256 of the whole new transcript (remembered once it is stored). */
-  readonly digest: string;
+  /** The whole new transcript's mark (remembered once it is stored). */
+  readonly mark: TranscriptMark;
 }
 
 export class TranscriptLedger {
@@ -39,21 +37,11 @@ export class TranscriptLedger {
 
   plan(sessionId: string, transcript: RuntimeTranscript): TranscriptPlan {
     const known = this.#stored.get(sessionId);
-    const { content } = transcript;
-    const appendable =
-      known !== undefined &&
-      known.parts < MAX_TRANSCRIPT_PARTS &&
-      known.runtimeSessionId === transcript.sessionId &&
-      known.projectDir === transcript.projectDir &&
-      content.length >= known.length;
-    if (!appendable) return { append: null, digest: sha256(content) };
-    // One pass over the content: the prefix's digest, then the whole one's.
-    const hash = createHash("sha256").update(content.slice(0, known.length), "utf8");
-    const prefix = hash.copy().digest("hex");
-    const delta = content.slice(known.length);
-    const digest = hash.update(delta, "utf8").digest("hex");
-    if (prefix !== known.digest) return { append: null, digest };
-    return { append: { afterTurnId: known.turnId, delta }, digest };
+    if (known === undefined || known.parts >= MAX_TRANSCRIPT_PARTS) {
+      return { append: null, mark: planTranscriptWrite(null, transcript).mark };
+    }
+    const { append, mark } = planTranscriptWrite(known.mark, transcript);
+    return { append: append === null ? null : { afterTurnId: known.turnId, delta: append }, mark };
   }
 
   /** The transcript `turnId` stored (whole, or appended as `plan` said). */
@@ -68,10 +56,7 @@ export class TranscriptLedger {
     this.#stored.delete(sessionId);
     this.#stored.set(sessionId, {
       turnId,
-      runtimeSessionId: transcript.sessionId,
-      projectDir: transcript.projectDir,
-      length: transcript.content.length,
-      digest: plan.digest,
+      mark: plan.mark,
       parts: appended ? (known?.parts ?? 0) + 1 : 0,
     });
     if (this.#stored.size > MAX_REMEMBERED) {
@@ -79,8 +64,4 @@ export class TranscriptLedger {
       if (oldest.done !== true) this.#stored.delete(oldest.value);
     }
   }
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
