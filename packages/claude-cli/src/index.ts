@@ -38,6 +38,7 @@ export {
   type RuntimeTranscript,
   type TranscriptMark,
 } from "./runtime-transcript.ts";
+export { TranscriptLedger, type TranscriptPlan } from "./transcript-ledger.ts";
 export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
 export {

@@ -70,10 +70,12 @@ const noAbandon = (job: AbandonedJob<Payload>): Promise<void> =>
  * Enqueues "orphaned" and "next" on one key, lets a real process take "orphaned" and kills it
  * with SIGKILL while it holds the job: the instance whose death the lease tests observe.
  */
-async function killHolderMidJob(shared: SharedDatabase): Promise<void> {
+async function killHolderMidJob(
+  shared: SharedDatabase,
+  how: "fetched" | "started at its enqueue" = "fetched",
+): Promise<void> {
   const setup = await openInstance(shared, "turns");
-  await enqueue(setup.queue, "project:1", "orphaned");
-  await enqueue(setup.queue, "project:1", "next");
+  if (how === "fetched") await enqueue(setup.queue, "project:1", "orphaned");
   await closeAll([setup]);
   const holder = spawn(
     process.execPath,
@@ -84,6 +86,7 @@ async function killHolderMidJob(shared: SharedDatabase): Promise<void> {
       shared.location,
       "turns",
       String(LEASE),
+      ...(how === "fetched" ? [] : ["run-here", "project:1", "orphaned"]),
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
@@ -92,6 +95,9 @@ async function killHolderMidJob(shared: SharedDatabase): Promise<void> {
   await until(() => output.includes("running orphaned"));
   holder.kill("SIGKILL");
   await once(holder, "exit");
+  const after = await openInstance(shared, "turns");
+  await enqueue(after.queue, "project:1", "next");
+  await closeAll([after]);
 }
 
 /** Starts working `queue`, recording what runs and what is handed over as abandoned. */
@@ -263,51 +269,157 @@ function describeQueue(kind: DatabaseKind): void {
         await closeAll(instances);
       });
 
-      it("never touches a live instance's job when another instance starts", async () => {
+      // The lease of a running job is renewed while its handler runs, whether a worker fetched
+      // the job or its enqueue started it here (runHere).
+      it.each(["fetched", "started at its enqueue"] as const)(
+        "never touches a live instance's job (%s) when another instance starts",
+        async (how) => {
+          const shared = await fresh();
+          const a = await openInstance(shared, "turns");
+          const held = gate();
+          let started = false;
+          let finished = false;
+          await a.queue.work(async () => {
+            started = true;
+            await held.promise;
+            finished = true;
+          }, noAbandon);
+          const taken = await a.queue.enqueue(
+            "project:1",
+            5,
+            () => Promise.resolve({ data: { label: "live" }, result: null }),
+            { runHere: how === "started at its enqueue" },
+          );
+          expect(taken.runsHere).toBe(how === "started at its enqueue");
+          await until(() => started);
+          // A second instance starts, sweeps, and waits past a whole lease: the job stays a's.
+          const b = await openInstance(shared, "turns");
+          await b.queue.work(() => Promise.reject(new Error("b must not run a's job")), noAbandon);
+          await new Promise((resolve) => setTimeout(resolve, (LEASE + 3) * 1000));
+          await b.queue.sweep();
+          expect(await b.queue.length("project:1")).toEqual({ running: 1, waiting: 0 });
+          held.open();
+          await until(() => finished);
+          await closeAll([a, b]);
+        },
+      );
+
+      for (const how of ["fetched", "started at its enqueue"] as const) {
+        it(`fails a killed instance's job (${how}) by lease and lets the key's lane go on`, async () => {
+          const shared = await fresh();
+          await killHolderMidJob(shared, how);
+          const survivor = await openInstance(shared, "turns");
+          const { abandoned, ran, started } = recordingWork(survivor.queue);
+          await started;
+          await until(() => ran.length === 1);
+          expect(abandoned).toEqual([["project:1", "orphaned", "lease_expired"]]);
+          expect(ran).toEqual(["next"]);
+          const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'turns' AND state = 'failed'`.execute(
+            survivor.database.kysely,
+          );
+          expect(rows[0]?.n).toBe(0);
+          await closeAll([survivor]);
+        });
+      }
+
+      it("starts a job at its enqueue when its lane is empty, and queues the next one behind it", async () => {
         const shared = await fresh();
         const a = await openInstance(shared, "turns");
         const held = gate();
-        let started = false;
-        let finished = false;
-        await a.queue.work(async () => {
-          started = true;
-          await held.promise;
-          finished = true;
+        const ran: string[] = [];
+        await a.queue.work(async (job) => {
+          ran.push(job.data.label);
+          if (job.data.label === "first") await held.promise;
         }, noAbandon);
-        await enqueue(a.queue, "project:1", "live");
-        await until(() => started);
-        // A second instance starts, sweeps, and waits past a whole lease: the job stays a's.
-        const b = await openInstance(shared, "turns");
-        await b.queue.work(() => Promise.reject(new Error("b must not run a's job")), noAbandon);
-        await new Promise((resolve) => setTimeout(resolve, (LEASE + 3) * 1000));
-        await b.queue.sweep();
-        expect(await b.queue.length("project:1")).toEqual({ running: 1, waiting: 0 });
+        const runHere = { runHere: true };
+        const first = await a.queue.enqueue(
+          "project:1",
+          5,
+          () => Promise.resolve({ data: { label: "first" }, result: null }),
+          runHere,
+        );
+        // Taken in the enqueue's own transaction, its handler begun by the time the enqueue
+        // returns: no worker fetched it.
+        expect(first.runsHere).toBe(true);
+        expect(ran).toEqual(["first"]);
+        expect(await a.queue.length("project:1")).toEqual({ running: 1, waiting: 0 });
+        const second = await a.queue.enqueue(
+          "project:1",
+          5,
+          () => Promise.resolve({ data: { label: "second" }, result: null }),
+          runHere,
+        );
+        expect([second.runsHere, second.position]).toEqual([false, 1]);
         held.open();
-        await until(() => finished);
-        await closeAll([a, b]);
+        await until(() => ran.length === 2);
+        expect(ran).toEqual(["first", "second"]);
+        // Both finish as jobs do: nothing is left holding or waiting in the lane.
+        let unfinished = await a.queue.unfinished();
+        while (unfinished.length > 0) unfinished = await a.queue.unfinished();
+        await closeAll([a]);
       });
 
-      it("fails a killed instance's job by lease and lets the key's lane go on", async () => {
+      it("starts nothing at its enqueue without a free slot, or before work(), or after stopTaking", async () => {
         const shared = await fresh();
-        await killHolderMidJob(shared);
-        const survivor = await openInstance(shared, "turns");
-        const { abandoned, ran, started } = recordingWork(survivor.queue);
-        await started;
-        await until(() => ran.length === 1);
-        expect(abandoned).toEqual([["project:1", "orphaned", "lease_expired"]]);
-        expect(ran).toEqual(["next"]);
-        const { rows } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'turns' AND state = 'failed'`.execute(
-          survivor.database.kysely,
-        );
-        expect(rows[0]?.n).toBe(0);
-        await closeAll([survivor]);
+        const database = await shared.open();
+        const a = await WorkQueue.open<Payload>({
+          ...database,
+          queue: "turns",
+          leaseSeconds: LEASE,
+          maxRunSeconds: 600,
+          concurrency: 1,
+        });
+        const instance: Instance = { queue: a, database };
+        const runHere = { runHere: true };
+        const job = (label: string) => () => Promise.resolve({ data: { label }, result: null });
+        // Nobody works the queue here yet: the job waits for a worker.
+        expect((await a.enqueue("project:1", 5, job("early"), runHere)).runsHere).toBe(false);
+        const held = gate();
+        const ran: string[] = [];
+        await a.work(async (queued) => {
+          ran.push(queued.data.label);
+          if (queued.data.label === "early") await held.promise;
+        }, noAbandon);
+        await until(() => ran.includes("early"));
+        // The one slot is taken: another key's job is not started here either.
+        expect((await a.enqueue("project:2", 5, job("full"), runHere)).runsHere).toBe(false);
+        held.open();
+        await until(() => ran.length === 2);
+        // Taken by the enqueue, but the instance stops taking work before the handler begins
+        // (as a shutdown may, while the enqueue commits): the job goes back to its lane, where
+        // another instance runs it. An idle instance of its own, so that its one slot is surely
+        // free (a's worker may still be finishing "full").
+        const cDatabase = await shared.open();
+        const c = await WorkQueue.open<Payload>({
+          ...cDatabase,
+          queue: "turns",
+          leaseSeconds: LEASE,
+          maxRunSeconds: 600,
+          concurrency: 1,
+        });
+        const ranOnC: string[] = [];
+        await c.work((queued) => {
+          ranOnC.push(queued.data.label);
+          return Promise.resolve();
+        }, noAbandon);
+        const late = await c.enqueue("project:3", 5, job("late"), {
+          runHere: true,
+          beforeRunHere: () => {
+            c.stopTaking();
+          },
+        });
+        expect(late.runsHere).toBe(true);
+        await until(() => ran.includes("late"));
+        expect(ran).toEqual(["early", "full", "late"]);
+        expect(ranOnC).toEqual([]);
+        await closeAll([{ queue: c, database: cDatabase }, instance]);
       });
 
       if (kind === "embedded") {
         it("reclaims a dead process's job at once after a restart, without waiting out the lease", async () => {
           const shared = await fresh();
-          await killHolderMidJob(shared);
+          await killHolderMidJob(shared, "started at its enqueue");
           const restarted = await openInstance(shared, "turns");
           expect(await restarted.queue.reclaimAfterRestart()).toBe(1);
           const { abandoned, ran, started } = recordingWork(restarted.queue);

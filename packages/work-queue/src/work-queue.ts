@@ -13,6 +13,9 @@ const embeddedChains = new WeakMap<Kysely<never>, Promise<void>>();
 /** The code a turn (or delivery) gets when its instance stopped renewing its lease. */
 export const LEASE_EXPIRED = "instance_lease_expired";
 
+/** Jobs an instance runs at the same time unless told otherwise. */
+const DEFAULT_CONCURRENCY = 8;
+
 /** pg-boss refuses job heartbeats shorter than 10 s; the issue asks for at most 30 s. */
 export const MIN_LEASE_SECONDS = 10;
 export const MAX_LEASE_SECONDS = 30;
@@ -62,11 +65,27 @@ export interface KeyLength {
   readonly waiting: number;
 }
 
+export interface EnqueueOptions<R> {
+  /**
+   * Start the job on this instance, in this transaction, when its key's lane is empty and this
+   * instance works the queue with a free slot: no worker has to fetch it (see
+   * {@link WorkQueue.enqueue}). Otherwise the job waits in its lane as usual.
+   */
+  readonly runHere?: boolean;
+  /**
+   * Called with the enqueue's result when the job was started here, just before its handler
+   * begins (in the same tick as the commit): what the handler should find ready.
+   */
+  readonly beforeRunHere?: (result: R) => void;
+}
+
 export interface Enqueued<R> {
   readonly jobId: string;
   /** Jobs ahead of this one in its key's lane, the running one included: 0 runs at once. */
   readonly position: number;
   readonly result: R;
+  /** The job was started on this instance by the enqueue itself (`runHere`). */
+  readonly runsHere: boolean;
 }
 
 /** The key's lane is full: the caller maps this to its own stable error. */
@@ -139,6 +158,12 @@ export class WorkQueue<T extends object> {
   private workerId: string | null = null;
   private stoppedTaking = false;
   private onAbandoned: ((job: AbandonedJob<T>) => Promise<void>) | null = null;
+  private handler: ((job: QueuedJob<T>, signal: AbortSignal) => Promise<void>) | null = null;
+  /** Jobs started here by their enqueue ({@link EnqueueOptions.runHere}), until they settle. */
+  private readonly startedHere = new Map<
+    string,
+    { settled: Promise<void>; abort: AbortController }
+  >();
   private closed = false;
 
   private constructor(options: WorkQueueOptions, boss: PgBoss, leaseSeconds: number) {
@@ -199,14 +224,21 @@ export class WorkQueue<T extends object> {
    * Adds a job at the end of `key`'s lane, atomically with whatever `create` writes in the same
    * transaction. Refused with {@link QueueFullError} when `limit` jobs already wait and something
    * is ahead; the count is taken under a per-key advisory lock, so it holds across instances.
+   *
+   * With `runHere`, a job that would run at once (its lane is empty) is written already taken
+   * by this instance, in the statement that orders it: the job skips the worker's fetch, a
+   * query per job and the wait for a worker to wake, and its handler starts as soon as the
+   * transaction commits. It is an ordinary active job from then on: its lease is renewed, and
+   * when this instance dies it is abandoned like any other.
    */
   async enqueue<R>(
     key: string,
     limit: number,
     create: (trx: Transaction<never>, position: number) => Promise<{ data: T; result: R }>,
+    options: EnqueueOptions<R> = {},
   ): Promise<Enqueued<R>> {
     const id = randomUUID();
-    const { position, result } = await this.serialised(() =>
+    const { position, result, job } = await this.serialised(() =>
       this.options.kysely.transaction().execute(async (trx) => {
         await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
           trx,
@@ -217,6 +249,7 @@ export class WorkQueue<T extends object> {
         }
         const position = length.running + length.waiting;
         const created = await create(trx, position);
+        const runHere = options.runHere === true && position === 0 && this.hasRoomHere();
         const envelope: Envelope<T> = { key, payload: created.data };
         await this.boss.send(this.options.queue, envelope, {
           id,
@@ -226,19 +259,110 @@ export class WorkQueue<T extends object> {
         // pg-boss orders a key's jobs by created_on (then by the random id), and created_on is the
         // transaction's start: two enqueues that began in one order and took the lock in the other
         // would run out of order, and PGlite's coarse clock makes ties. Stamping the row under the
-        // lock, strictly after the key's latest job, makes the lock order the run order.
+        // lock, strictly after the key's latest job, makes the lock order the run order. A job
+        // run here is taken in the same statement, as a worker's fetch takes one (state, start
+        // and first heartbeat).
         await sql`
         UPDATE ${sql.table(`${SCHEMA}.job`)} SET created_on = GREATEST(
           clock_timestamp(),
           (SELECT max(created_on) + interval '1 microsecond' FROM ${sql.table(`${SCHEMA}.job`)}
            WHERE name = ${this.options.queue} AND singleton_key = ${key} AND id <> ${id}))
+          ${runHere ? sql`, state = 'active', started_on = ${sql.raw(SCHEMA)}.job_now(), heartbeat_on = ${sql.raw(SCHEMA)}.job_now()` : sql``}
         WHERE name = ${this.options.queue} AND id = ${id}`.execute(trx);
-        return { position, result: created.result };
+        return {
+          position,
+          result: created.result,
+          job: runHere ? { id, key, data: created.data } : null,
+        };
       }),
     );
-    // One new job: one idle worker looks. (On a server pg-boss's own NOTIFY also wakes them.)
+    if (job === null) {
+      // One new job: one idle worker looks. (On a server pg-boss's own NOTIFY also wakes them.)
+      this.wakeWorkers(1);
+    } else {
+      options.beforeRunHere?.(result);
+      this.startHere(job);
+    }
+    return { jobId: id, position, result, runsHere: job !== null };
+  }
+
+  /** Whether a job may start here now: this instance works the queue and has a free slot. */
+  private hasRoomHere(): boolean {
+    if (this.handler === null || this.stoppedTaking || this.closed) return false;
+    const fetched = this.boss
+      .getWipData()
+      .filter((worker) => worker.name === this.options.queue)
+      .reduce((sum, worker) => sum + worker.count, 0);
+    return fetched + this.startedHere.size < this.concurrency();
+  }
+
+  private concurrency(): number {
+    return this.options.concurrency ?? DEFAULT_CONCURRENCY;
+  }
+
+  /**
+   * Runs a job its enqueue took: what a pg-boss worker does for a job it fetched, here for one
+   * no worker fetched. The lease is renewed while the handler runs; a job whose lease was taken
+   * away (failed as expired) has its signal aborted; a handler that throws fails the job, which
+   * the next sweep hands over as abandoned.
+   */
+  private startHere(job: QueuedJob<T>): void {
+    const handler = this.handler;
+    if (handler === null) throw new Error("startHere without a handler");
+    const abort = new AbortController();
+    const run = async (): Promise<void> => {
+      if (this.stoppedTaking) {
+        // This instance stopped taking work while the enqueue committed: the job goes back to
+        // its lane (as the head, which it still is) for another instance or the next start.
+        await this.putBack(job.id);
+        return;
+      }
+      const renew = setInterval(
+        () => {
+          this.renewLease(job.id, abort).catch(() => undefined);
+        },
+        (this.leaseSeconds * 1000) / 4,
+      );
+      try {
+        await handler(job, abort.signal);
+        await this.boss.complete(this.options.queue, job.id);
+      } catch (error) {
+        await this.boss
+          .fail(this.options.queue, job.id, { message: String(error) })
+          .catch(() => undefined);
+        this.sweep().catch(() => undefined);
+      } finally {
+        clearInterval(renew);
+      }
+      // The key's next job may be waiting, as after a fetched job.
+      this.wakeWorkers(1);
+    };
+    const settled = run().finally(() => this.startedHere.delete(job.id));
+    this.startedHere.set(job.id, { settled, abort });
+  }
+
+  /** Renews a job's lease; a job no longer active (its lease expired) is aborted. */
+  private async renewLease(jobId: string, abort: AbortController): Promise<void> {
+    if (abort.signal.aborted) return;
+    // What pg-boss's worker heartbeat (touch) does for a fetched job.
+    const { rows } = await sql<{ id: string }>`
+      UPDATE ${sql.table(`${SCHEMA}.job`)} SET heartbeat_on = ${sql.raw(SCHEMA)}.job_now()
+      WHERE name = ${this.options.queue} AND id = ${jobId} AND state = 'active'
+      RETURNING id`.execute(this.options.kysely);
+    if (rows.length === 0) {
+      abort.abort(new Error(`job ${jobId} is no longer active under this instance's lease`));
+    }
+  }
+
+  /** pg-boss's restore of a taken job: waiting again, as if never started. */
+  private async putBack(jobId: string): Promise<void> {
+    await sql`
+      UPDATE ${sql.table(`${SCHEMA}.job`)}
+      SET state = 'created', started_on = NULL, heartbeat_on = NULL
+      WHERE name = ${this.options.queue} AND id = ${jobId} AND state = 'active'`.execute(
+      this.options.kysely,
+    );
     this.wakeWorkers(1);
-    return { jobId: id, position, result };
   }
 
   /**
@@ -305,22 +429,30 @@ export class WorkQueue<T extends object> {
     onAbandoned: (job: AbandonedJob<T>) => Promise<void>,
   ): Promise<void> {
     this.onAbandoned = onAbandoned;
+    const embedded = this.options.connection.kind === "embedded";
     this.workerId = await this.boss.work<Envelope<T>>(
       this.options.queue,
       {
         batchSize: 1,
-        localConcurrency: this.options.concurrency ?? 8,
-        pollingIntervalSeconds: 0.5,
+        localConcurrency: this.concurrency(),
+        // The embedded database admits this process alone, and every way a job becomes
+        // runnable here (an enqueue, a finished job, a swept one) wakes a worker at once, so
+        // polling there is only a backstop. Idle workers' fetches run in the service's own
+        // thread and, woken together at start, stay in step: a burst every poll.
+        pollingIntervalSeconds: embedded ? 5 : 0.5,
         // With LISTEN/NOTIFY up (a server), pg-boss polls only every 30 s by default and relies
         // on a NOTIFY per new job. But nothing notifies when a lane frees up (a job finished or
         // an abandoned one deleted, on another instance): its next job would wait out that
         // poll. One cheap fetch a second per worker bounds every missed wake-up to a second.
-        notifyPollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: embedded ? 5 : 1,
         heartbeatRefreshSeconds: this.leaseSeconds / 4,
       },
       async (jobs: Job<Envelope<T>>[]) => {
         for (const job of jobs) {
           await handler({ id: job.id, key: job.data.key, data: job.data.payload }, job.signal);
+          // Completed here, not by pg-boss after this callback returns: the wake-up below
+          // must find the lane free. (pg-boss's own completion then finds nothing to do.)
+          await this.boss.complete(this.options.queue, { id: job.id, retryCount: job.retryCount });
         }
         // The key's next job may be waiting: look at once instead of after the polling
         // interval (nothing notifies a finished job, and PGlite cannot LISTEN at all). One
@@ -328,6 +460,7 @@ export class WorkQueue<T extends object> {
         this.wakeWorkers(1);
       },
     );
+    this.handler = handler;
     const everyMs = Math.max(1000, Math.floor((this.leaseSeconds * 1000) / 3));
     this.sweepTimer = setInterval(() => {
       // A failed pass (the database briefly unreachable) is retried by the next one.
@@ -435,6 +568,31 @@ export class WorkQueue<T extends object> {
     return rows.length;
   }
 
+  /**
+   * Waits for the jobs started here by their enqueue, as pg-boss waits for its workers' jobs;
+   * one still running after `timeoutMs` is aborted and failed (abandoned, like a worker's).
+   */
+  private async settleStartedHere(timeoutMs: number): Promise<void> {
+    const running = [...this.startedHere.entries()];
+    if (running.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => {
+        resolve("timeout");
+      }, timeoutMs);
+    });
+    const all = Promise.all(running.map(([, entry]) => entry.settled));
+    const outcome = await Promise.race([all.then(() => "settled" as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === "settled") return;
+    for (const [jobId, entry] of running) {
+      entry.abort.abort(new Error("the work queue is closing"));
+      await this.boss
+        .fail(this.options.queue, jobId, { message: "the work queue closed while the job ran" })
+        .catch(() => undefined);
+    }
+  }
+
   /** The live instances (pg-boss's registry): one row per instance, with its last heartbeat. */
   async instances(): Promise<InstanceInfo[]> {
     const rows = await this.boss.getInstances();
@@ -457,6 +615,7 @@ export class WorkQueue<T extends object> {
     this.closed = true;
     this.stopTaking();
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
+    await this.settleStartedHere(timeoutMs);
     await this.sweeping;
     await this.boss.stop({ graceful: true, timeout: timeoutMs, close: true });
   }

@@ -12,6 +12,7 @@
 import {
   MAX_TRANSCRIPT_PARTS,
   planTranscriptWrite,
+  TranscriptLedger,
   writeRuntimeTranscript,
   type RuntimeTranscript,
   type TranscriptMark,
@@ -21,13 +22,35 @@ import { sql } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { SessionRow } from "./session-pinning.ts";
 
-/** Stores a session's transcript as of the given successful turn (in the turn's transaction). */
+/** What this instance last stored of each session's transcript, per database. */
+const ledgers = new WeakMap<Kysely<DatabaseSchema>, TranscriptLedger>();
+
+/** The transcript ledger of this instance's database (see TranscriptLedger). */
+export function transcriptLedgerOf(db: Kysely<DatabaseSchema>): TranscriptLedger {
+  let ledger = ledgers.get(db);
+  if (ledger === undefined) {
+    ledger = new TranscriptLedger();
+    ledgers.set(db, ledger);
+  }
+  return ledger;
+}
+
+/** What a stored transcript is now: remembered in the ledger once its transaction commits. */
+export interface StoredTranscriptMark {
+  readonly mark: TranscriptMark;
+  readonly parts: number;
+}
+
+/**
+ * Stores a session's transcript as of the given successful turn (in the turn's transaction),
+ * planned from the stored row.
+ */
 export async function storeSessionTranscript(
   db: Kysely<DatabaseSchema>,
   agentSessionId: string,
   turnId: string,
   transcript: RuntimeTranscript,
-): Promise<void> {
+): Promise<StoredTranscriptMark> {
   const stored = await db
     .selectFrom("agent_session_transcripts as t")
     .select([
@@ -80,7 +103,8 @@ export async function storeSessionTranscript(
         })
         .execute();
     }
-    return;
+    // `stored` is defined here: only a stored mark plans an append.
+    return { mark: plan.mark, parts: (stored?.parts ?? 0) + (plan.append.length > 0 ? 1 : 0) };
   }
   await db
     .insertInto("agent_session_transcripts")
@@ -105,6 +129,7 @@ export async function storeSessionTranscript(
       turn_id: turnId,
     })
     .execute();
+  return { mark: plan.mark, parts: 1 };
 }
 
 /** The stored transcript of a session, whole; null when nothing is stored. */

@@ -8,7 +8,7 @@ import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";
 import { prepareSpawnContext } from "../context/prepare.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
-import type { TurnEmitter } from "./turn-events.ts";
+import { HeldEvents, type TurnEmitter } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
@@ -37,8 +37,24 @@ export async function prepareSpawn(
   turn: TurnRow,
   live: TurnEmitter,
 ): Promise<PreparedSpawn> {
-  const { workspaceDir, rendered } = await writeContext(services, turn, live);
-  const instructionFiles = await guard(services, turn, workspaceDir, live);
+  // The workspace check only reads the workspace and what lies above it, and none of the
+  // files it looks for is one the context write touches: it runs side by side with the render
+  // and the write, from the moment the project's row names the workspace. What it reports
+  // still follows `context.written`.
+  const check: { running: Promise<readonly string[]> | null } = { running: null };
+  const checkEvents = new HeldEvents();
+  const startCheck = (workspaceDir: string): Promise<readonly string[]> => {
+    const running = guard(services, turn, workspaceDir, checkEvents);
+    check.running = running;
+    // Awaited below once the context is written; a failed write leaves it unawaited.
+    running.catch(() => undefined);
+    return running;
+  };
+  const { workspaceDir, rendered } = await writeContext(services, turn, live, (dir) => {
+    void startCheck(dir);
+  });
+  const instructionFiles = await (check.running ?? startCheck(workspaceDir));
+  checkEvents.releaseTo(live);
   return { workspaceDir, rendered, instructionFiles };
 }
 
@@ -47,12 +63,14 @@ async function writeContext(
   services: TurnServices,
   turn: TurnRow,
   live: TurnEmitter,
+  onWorkspace: (workspaceDir: string) => void,
 ): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered">> {
   try {
     const prepared = await prepareSpawnContext(services.db, {
       projectId: turn.project_id,
       activeMemberId: turn.member_id,
       layout: services.layout,
+      onWorkspace,
       ...(services.writeHooks === undefined ? {} : { hooks: services.writeHooks }),
     });
     live.emit("context.written", {

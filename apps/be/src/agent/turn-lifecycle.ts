@@ -76,14 +76,18 @@ export async function runTurn(
     prepared = await prepareSpawn(services, turn, held);
     const digest = await startupDigest(claude, prepared);
     taken = await takeProcess(services, turn, prepared.workspaceDir, session, digest);
-    await recordProcess(services, turn, taken, prepared);
     announce(taken);
     // The ports are probed while the CLI works, and the agent's events wait for their report:
     // the message goes first, the order of the events stays (context, ports, then the agent).
     const agentEvents = new HeldEvents();
     const running = runIn(services, turn, taken, agentEvents, signal);
+    // The process record is written while the CLI works, too, and awaited before the outcome.
+    // Until it commits, the orphan watchdog, which tracks the process's marker for as long as
+    // the process lives, is what ends it should this instance die.
+    const recorded = recordProcess(services, turn, taken, prepared);
     // Awaited below; until then a rejection must not count as unhandled.
     running.catch(() => undefined);
+    recorded.catch(() => undefined);
     const probedPorts = probeProjectPorts(services, turn.project_id);
     logger.info(
       {
@@ -98,6 +102,7 @@ export async function runTurn(
     reportBusyPorts(await probedPorts, live);
     agentEvents.releaseTo(live);
     let result = await running;
+    await recorded;
     let resumedFrom = session;
     if (session !== undefined && taken.kind === "cold" && isUnknownSessionFailure(result)) {
       // Claude Code no longer has the transcript (its state directory was cleared) or the
@@ -168,8 +173,9 @@ function runIn(
 }
 
 /**
- * Stored before the process runs: a dead instance's leftovers are found by the marker. The
- * workspace's own instruction files go in the same statement (one round trip fewer).
+ * How the turn's process started, and its marker: another instance that fails this turn (its
+ * lease expired) finds the turn's leftover processes on this machine by it. The workspace's own
+ * instruction files go in the same statement (one round trip fewer).
  */
 async function recordProcess(
   services: TurnServices,

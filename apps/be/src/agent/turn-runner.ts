@@ -5,11 +5,11 @@
 import { QueueFullError, type WorkQueue } from "@talkide/work-queue";
 import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { insertQueuedTurn, loadTurnEvents, type TurnRow } from "../domain/turns.ts";
+import { insertQueuedTurn, loadTurnEvents, queuedEvent, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import type { TurnEventNotifications } from "./event-notifications.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
-import { insertTurnEvents, storeTurnEvents } from "./turn-event-store.ts";
+import { storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
 import { projectSessionPoints } from "./warm-prune.ts";
@@ -68,7 +68,7 @@ export class TurnRunner {
       );
     }
     const { queueLimit } = this.options;
-    let queued: { row: TurnRow };
+    let queued: { row: TurnRow; first: TurnEvent };
     try {
       ({ result: queued } = await this.options.queue.enqueue(
         projectLane(options.projectId),
@@ -76,14 +76,18 @@ export class TurnRunner {
         async (trx, position) => {
           // The turn, its first event and its job are written together or not at all.
           const db = trx as unknown as Kysely<DatabaseSchema>;
-          const row = await insertQueuedTurn(db, options);
-          const event: TurnEvent = {
-            seq: 1,
-            type: "turn.queued",
-            data: { turnId: row.id, number: row.number, position },
+          const row = await insertQueuedTurn(db, { ...options, position });
+          const first = queuedEvent(row, position);
+          return {
+            data: { turnId: row.id },
+            result: { row, first: { ...first, data: first.data as Record<string, unknown> } },
           };
-          await insertTurnEvents(db, row.id, [event]);
-          return { data: { turnId: row.id }, result: { row } };
+        },
+        {
+          // A message for an idle project starts here, taken by its own enqueue: no worker
+          // has to fetch the job, and the turn is live (its events in memory) from the first.
+          runHere: true,
+          beforeRunHere: ({ row, first }) => this.liveTurn(row.id, [first]),
         },
       ));
     } catch (error) {
@@ -97,8 +101,8 @@ export class TurnRunner {
           : `A turn is running and ${error.waiting} more message(s) are waiting for this project (at most ${queueLimit} may wait); send the message again when the queue is shorter.`,
       );
     }
-    // No live turn is opened here: the turn may run on another instance. Clients follow it
-    // through the stored events and their announcements until an instance runs it.
+    // A turn that waits in the queue may run on another instance: clients follow it through
+    // the stored events and their announcements until an instance runs it.
     return queued.row;
   }
 
@@ -132,11 +136,16 @@ export class TurnRunner {
 
   private async runQueued(turnId: string, jobSignal: AbortSignal): Promise<void> {
     try {
-      const stored = await loadTurnEvents(this.options.db, turnId);
-      const live = this.liveTurn(
-        turnId,
-        stored.map((event) => ({ ...event, data: event.data as Record<string, unknown> })),
-      );
+      // Open already when its message came to this instance and started it here.
+      const live =
+        this.hub.get(turnId) ??
+        this.liveTurn(
+          turnId,
+          (await loadTurnEvents(this.options.db, turnId)).map((event) => ({
+            ...event,
+            data: event.data as Record<string, unknown>,
+          })),
+        );
       await runTurn(this.services, turnId, live, AbortSignal.any([this.abort.signal, jobSignal]));
     } catch (error) {
       // A job must finish: a failed turn is recorded, never left to hold the project's lane.

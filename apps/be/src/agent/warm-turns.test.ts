@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -172,5 +173,74 @@ describe("warm turns", () => {
     expect(alive(kept?.pid ?? 0)).toBe(true);
     await harness.service.close();
     expect(alive(kept?.pid ?? 0)).toBe(false);
+  });
+
+  it("stores a warm turn's new transcript lines in one statement, never onto another instance's copy", async () => {
+    const { harness, anna } = await setup();
+    const { db } = harness.service.database;
+    const project = await newProject(harness, anna);
+    const first = await turn(harness, anna, project.id, "one");
+    const sessionId = first.done.data.sessionId as string;
+    // The fake CLI keeps no transcript: the test writes the file as the CLI appends to it.
+    const file = join(harness.dataDir, "claude", "projects", "-ws", `${sessionId}.jsonl`);
+    mkdirSync(dirname(file), { recursive: true });
+    const stored = async () => {
+      const session = await db
+        .selectFrom("agent_sessions")
+        .select("id")
+        .where("project_id", "=", project.id)
+        .where("ended_at", "is", null)
+        .executeTakeFirstOrThrow();
+      const parts = await db
+        .selectFrom("agent_session_transcript_parts")
+        .select("content")
+        .where("agent_session_id", "=", session.id)
+        .orderBy("seq")
+        .execute();
+      return { sessionId: session.id, parts: parts.map((part) => part.content) };
+    };
+    const warmTurn = async (text: string) => {
+      const done = await turn(harness, anna, project.id, text);
+      expect(done.started).toMatchObject({ process: "warm" });
+      expect(done.done.event).toBe("turn.succeeded");
+    };
+
+    writeFileSync(file, '{"n":1}\n');
+    await warmTurn("two");
+    expect((await stored()).parts).toEqual(['{"n":1}\n']);
+    appendFileSync(file, '{"n":2}\n');
+    await warmTurn("three");
+    // Only the new line went to the database, after the copy this instance stored.
+    expect((await stored()).parts).toEqual(['{"n":1}\n', '{"n":2}\n']);
+
+    // Another instance stores a transcript of its own for the session meanwhile.
+    const { sessionId: agentSessionId } = await stored();
+    await db
+      .updateTable("agent_session_transcripts")
+      .set({
+        turn_id: "00000000-0000-4000-8000-0000000000ff",
+        content_length: 8,
+        content_sha256: createHash("sha256").update('{"n":9}\n').digest("hex"),
+      })
+      .where("agent_session_id", "=", agentSessionId)
+      .execute();
+    await db
+      .updateTable("agent_session_transcript_parts")
+      .set({ content: '{"n":9}\n' })
+      .where("agent_session_id", "=", agentSessionId)
+      .where("seq", "=", 1)
+      .execute();
+    await db
+      .deleteFrom("agent_session_transcript_parts")
+      .where("agent_session_id", "=", agentSessionId)
+      .where("seq", ">", 1)
+      .execute();
+    appendFileSync(file, '{"n":3}\n');
+    await warmTurn("four");
+    // Not appended onto the other copy: the file, whole, as the only part.
+    expect((await stored()).parts).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n']);
+    appendFileSync(file, '{"n":4}\n');
+    await warmTurn("five");
+    expect((await stored()).parts).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n', '{"n":4}\n']);
   });
 });

@@ -38,10 +38,17 @@ export interface RenderedContext {
  */
 export async function renderContext(
   db: Kysely<DatabaseSchema>,
-  options: { projectId: number; activeMemberId: string; layout: ContextLayout },
+  options: {
+    projectId: number;
+    activeMemberId: string;
+    layout: ContextLayout;
+    /** Told the project's workspace as soon as its row is read, before the render. */
+    onWorkspace?: (workspaceDir: string) => void;
+  },
 ): Promise<RenderedContext> {
   const project = await loadProjectRow(db, options.projectId);
   if (project === undefined) throw notFound("project_not_found", "Project");
+  options.onWorkspace?.(project.workspace_dir);
   const members = await loadMembersWithUsers(db, options.projectId);
   const state = checkRenderState(buildRenderInput(project, members, options.activeMemberId));
   const files: ContextFile[] = renderContextFiles(state, { layout: options.layout }).map((f) => ({
@@ -91,6 +98,8 @@ export async function prepareSpawnContext(
     activeMemberId: string;
     layout: ContextLayout;
     hooks?: WriteHooks;
+    /** As for renderContext: the workspace, before anything is rendered or written. */
+    onWorkspace?: (workspaceDir: string) => void;
   },
 ): Promise<PreparedContext> {
   const { project, files } = await renderContext(db, options);

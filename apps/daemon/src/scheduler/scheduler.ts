@@ -117,6 +117,7 @@ export class Scheduler {
   /**
    * Stores a delivery and its job in one transaction. A repeat of a stored message, or an
    * unknown agent, enqueues nothing (the transaction rolls back) and answers as `insertDelivery`.
+   * A delivery whose lane is free starts here before this returns.
    */
   async store(input: NewDelivery): Promise<Awaited<ReturnType<typeof insertDelivery>>> {
     type Stored = Awaited<ReturnType<typeof insertDelivery>>;
@@ -129,6 +130,9 @@ export class Scheduler {
           if ("unknownAgent" in stored || stored.duplicate) throw new NotEnqueued<Stored>(stored);
           return { data: { deliveryId: stored.delivery.id }, result: stored as Stored };
         },
+        // A message for an idle conversation starts on this daemon at once, taken by its own
+        // enqueue: no worker has to fetch the job first.
+        { runHere: true },
       );
       return result;
     } catch (error) {

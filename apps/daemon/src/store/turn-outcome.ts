@@ -1,7 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
-import type { RuntimeTranscript } from "@talkide/claude-cli";
-import { TranscriptLedger } from "./transcript-ledger.ts";
+import { type RuntimeTranscript, TranscriptLedger } from "@talkide/claude-cli";
 
 /** What each daemon (its database handle) last stored of each session's transcript. */
 const ledgers = new WeakMap<DaemonDb, TranscriptLedger>();
@@ -55,7 +54,7 @@ export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promi
   const plan = ledger.plan(input.sessionId, transcript);
   const appended = plan.append !== null && (await recordAppended(db, input, plan.append));
   if (!appended) await recordWhole(db, input);
-  ledger.stored(input.sessionId, input.turnId, transcript, plan, appended);
+  ledger.stored(input.sessionId, input.turnId, plan, appended);
 }
 
 /**

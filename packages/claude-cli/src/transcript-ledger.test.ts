@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
+import { MAX_TRANSCRIPT_PARTS } from "./runtime-transcript.ts";
 import { TranscriptLedger } from "./transcript-ledger.ts";
 
 const SESSION = "5c7d3a1e-0000-4000-8000-000000000001";
@@ -18,11 +18,11 @@ describe("TranscriptLedger", () => {
   it("plans only the new lines after what it stored, naming the turn that stored it", () => {
     const ledger = new TranscriptLedger();
     const first = transcript("a\nb\n");
-    ledger.stored(SESSION, "turn-1", first, ledger.plan(SESSION, first), false);
+    ledger.stored(SESSION, "turn-1", ledger.plan(SESSION, first), false);
     const second = transcript("a\nb\nc\n");
     const plan = ledger.plan(SESSION, second);
     expect(plan.append).toEqual({ afterTurnId: "turn-1", delta: "c\n" });
-    ledger.stored(SESSION, "turn-2", second, plan, true);
+    ledger.stored(SESSION, "turn-2", plan, true);
     expect(ledger.plan(SESSION, transcript("a\nb\nc\nd\n")).append).toEqual({
       afterTurnId: "turn-2",
       delta: "d\n",
@@ -32,7 +32,7 @@ describe("TranscriptLedger", () => {
   it("writes whole what did not merely grow: rewritten, shorter, another session or folder", () => {
     const ledger = new TranscriptLedger();
     const first = transcript("a\nb\n");
-    ledger.stored(SESSION, "turn-1", first, ledger.plan(SESSION, first), false);
+    ledger.stored(SESSION, "turn-1", ledger.plan(SESSION, first), false);
     expect(ledger.plan(SESSION, transcript("a\nB\nc\n")).append).toBeNull();
     expect(ledger.plan(SESSION, transcript("a\n")).append).toBeNull();
     expect(ledger.plan(SESSION, transcript("a\nb\nc\n", "rt-2")).append).toBeNull();
@@ -45,19 +45,19 @@ describe("TranscriptLedger", () => {
     const ledger = new TranscriptLedger();
     let content = "start\n";
     let t = transcript(content);
-    ledger.stored(SESSION, "turn-0", t, ledger.plan(SESSION, t), false);
+    ledger.stored(SESSION, "turn-0", ledger.plan(SESSION, t), false);
     for (let i = 1; i <= MAX_TRANSCRIPT_PARTS; i += 1) {
       content += `line ${i}\n`;
       t = transcript(content);
       const plan = ledger.plan(SESSION, t);
       expect(plan.append?.delta).toBe(`line ${i}\n`);
-      ledger.stored(SESSION, `turn-${i}`, t, plan, true);
+      ledger.stored(SESSION, `turn-${i}`, plan, true);
     }
     content += "one more\n";
     t = transcript(content);
     const whole = ledger.plan(SESSION, t);
     expect(whole.append).toBeNull();
-    ledger.stored(SESSION, "turn-whole", t, whole, false);
+    ledger.stored(SESSION, "turn-whole", whole, false);
     expect(ledger.plan(SESSION, transcript(`${content}next\n`)).append?.delta).toBe("next\n");
   });
 
@@ -65,7 +65,7 @@ describe("TranscriptLedger", () => {
     const a = new TranscriptLedger();
     const b = new TranscriptLedger();
     const first = transcript("x\n");
-    a.stored(SESSION, "turn-1", first, a.plan(SESSION, first), false);
+    a.stored(SESSION, "turn-1", a.plan(SESSION, first), false);
     const grown = transcript("x\ny\n");
     const appended = a.plan(SESSION, grown);
     expect(appended.mark).toEqual(b.plan(SESSION, grown).mark);

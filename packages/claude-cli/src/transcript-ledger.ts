@@ -3,16 +3,17 @@ import {
   planTranscriptWrite,
   type RuntimeTranscript,
   type TranscriptMark,
-} from "@talkide/claude-cli";
+} from "./runtime-transcript.ts";
 
 /**
- * What this daemon last stored of each session's transcript, so the next successful turn can
- * store only the lines it added (a part, migration 0005) instead of the whole transcript.
+ * What this service instance last stored of each session's transcript, so the next successful
+ * turn can store only the lines it added (a part) instead of the whole transcript, without
+ * first reading back what is stored.
  *
  * An append is planned only when the runtime's file still begins with exactly what was stored
  * (same runtime session and folder, same length-prefix digest); the statement that appends it
  * also requires that the stored row still names the turn that wrote it last, so a transcript
- * another daemon (or anything else) stored in between is never extended, it is written whole.
+ * another instance (or anything else) stored in between is never extended, it is written whole.
  * Losing this memory (a restart, eviction) only costs one full write.
  */
 
@@ -45,20 +46,18 @@ export class TranscriptLedger {
   }
 
   /** The transcript `turnId` stored (whole, or appended as `plan` said). */
-  stored(
-    sessionId: string,
-    turnId: string,
-    transcript: RuntimeTranscript,
-    plan: TranscriptPlan,
-    appended: boolean,
-  ): void {
+  stored(sessionId: string, turnId: string, plan: TranscriptPlan, appended: boolean): void {
     const known = this.#stored.get(sessionId);
+    this.remember(sessionId, turnId, plan.mark, appended ? (known?.parts ?? 0) + 1 : 0);
+  }
+
+  /**
+   * What a store planned without this ledger (from the stored row) left: the transcript as
+   * `mark` says, written by `turnId`, in `parts` parts.
+   */
+  remember(sessionId: string, turnId: string, mark: TranscriptMark, parts: number): void {
     this.#stored.delete(sessionId);
-    this.#stored.set(sessionId, {
-      turnId,
-      mark: plan.mark,
-      parts: appended ? (known?.parts ?? 0) + 1 : 0,
-    });
+    this.#stored.set(sessionId, { turnId, mark, parts });
     if (this.#stored.size > MAX_REMEMBERED) {
       const oldest = this.#stored.keys().next();
       if (oldest.done !== true) this.#stored.delete(oldest.value);
