@@ -47,13 +47,18 @@ interface Instance {
   readonly database: InstanceDatabase;
 }
 
-async function openInstance(shared: SharedDatabase, queueName: string): Promise<Instance> {
+async function openInstance(
+  shared: SharedDatabase,
+  queueName: string,
+  concurrency?: number,
+): Promise<Instance> {
   const database = await shared.open();
   const queue = await WorkQueue.open<Payload>({
     ...database,
     queue: queueName,
     leaseSeconds: LEASE,
     maxRunSeconds: 600,
+    ...(concurrency === undefined ? {} : { concurrency }),
   });
   return { queue, database };
 }
@@ -360,17 +365,50 @@ function describeQueue(kind: DatabaseKind): void {
         await closeAll([a]);
       });
 
+      it("never runs more handlers than its concurrency, fetched and started-here together", async () => {
+        const shared = await fresh();
+        const instance = await openInstance(shared, "turns", 1);
+        const a = instance.queue;
+        const held = gate();
+        const started: string[] = [];
+        let running = 0;
+        let mostAtOnce = 0;
+        await a.work(async (queued) => {
+          running += 1;
+          mostAtOnce = Math.max(mostAtOnce, running);
+          started.push(queued.data.label);
+          if (queued.data.label === "here") await held.promise;
+          running -= 1;
+        }, noAbandon);
+        // The one slot goes to a job started at its enqueue; pg-boss's worker is still idle.
+        const here = await a.enqueue(
+          "project:1",
+          5,
+          () => Promise.resolve({ data: { label: "here" }, result: null }),
+          { runHere: true },
+        );
+        expect(here.runsHere).toBe(true);
+        await until(() => started.includes("here"));
+        // Another key's job wakes the idle worker, which fetches it: it waits for the slot.
+        await enqueue(a, "project:2", "fetched");
+        for (;;) {
+          if ((await a.length("project:2")).running === 1) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // Taken, and given a second to start its handler, which it must not.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(started).toEqual(["here"]);
+        held.open();
+        await until(() => started.length === 2 && running === 0);
+        expect(started).toEqual(["here", "fetched"]);
+        expect(mostAtOnce).toBe(1);
+        await closeAll([instance]);
+      });
+
       it("starts nothing at its enqueue without a free slot, or before work(), or after stopTaking", async () => {
         const shared = await fresh();
-        const database = await shared.open();
-        const a = await WorkQueue.open<Payload>({
-          ...database,
-          queue: "turns",
-          leaseSeconds: LEASE,
-          maxRunSeconds: 600,
-          concurrency: 1,
-        });
-        const instance: Instance = { queue: a, database };
+        const instance = await openInstance(shared, "turns", 1);
+        const a = instance.queue;
         const runHere = { runHere: true };
         const job = (label: string) => () => Promise.resolve({ data: { label }, result: null });
         // Nobody works the queue here yet: the job waits for a worker.
@@ -390,14 +428,8 @@ function describeQueue(kind: DatabaseKind): void {
         // (as a shutdown may, while the enqueue commits): the job goes back to its lane, where
         // another instance runs it. An idle instance of its own, so that its one slot is surely
         // free (a's worker may still be finishing "full").
-        const cDatabase = await shared.open();
-        const c = await WorkQueue.open<Payload>({
-          ...cDatabase,
-          queue: "turns",
-          leaseSeconds: LEASE,
-          maxRunSeconds: 600,
-          concurrency: 1,
-        });
+        const idle = await openInstance(shared, "turns", 1);
+        const c = idle.queue;
         const ranOnC: string[] = [];
         await c.work((queued) => {
           ranOnC.push(queued.data.label);
@@ -413,7 +445,7 @@ function describeQueue(kind: DatabaseKind): void {
         await until(() => ran.includes("late"));
         expect(ran).toEqual(["early", "full", "late"]);
         expect(ranOnC).toEqual([]);
-        await closeAll([{ queue: c, database: cDatabase }, instance]);
+        await closeAll([idle, instance]);
       });
 
       if (kind === "embedded") {

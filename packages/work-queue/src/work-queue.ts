@@ -165,6 +165,13 @@ export class WorkQueue<T extends object> {
     { settled: Promise<void>; abort: AbortController }
   >();
   private closed = false;
+  /**
+   * This instance's handler slots: `concurrency` in all, shared by fetched jobs and jobs
+   * started at their enqueue. pg-boss runs up to `concurrency` fetched jobs by itself and knows
+   * nothing of the others, so a fetched job whose slot an enqueue took waits here for one.
+   */
+  private slotsTaken = 0;
+  private readonly slotWaiters: Array<() => void> = [];
 
   private constructor(options: WorkQueueOptions, boss: PgBoss, leaseSeconds: number) {
     this.options = options;
@@ -238,7 +245,9 @@ export class WorkQueue<T extends object> {
     options: EnqueueOptions<R> = {},
   ): Promise<Enqueued<R>> {
     const id = randomUUID();
-    const { position, result, job } = await this.serialised(() =>
+    // A slot taken for the job inside the transaction is given back if the transaction fails.
+    const slot = { taken: false };
+    const enqueued = this.serialised(() =>
       this.options.kysely.transaction().execute(async (trx) => {
         await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
           trx,
@@ -249,7 +258,8 @@ export class WorkQueue<T extends object> {
         }
         const position = length.running + length.waiting;
         const created = await create(trx, position);
-        const runHere = options.runHere === true && position === 0 && this.hasRoomHere();
+        const runHere = options.runHere === true && position === 0 && this.takeSlotNow();
+        slot.taken = runHere;
         const envelope: Envelope<T> = { key, payload: created.data };
         await this.boss.send(this.options.queue, envelope, {
           id,
@@ -276,6 +286,14 @@ export class WorkQueue<T extends object> {
         };
       }),
     );
+    let taken: Awaited<typeof enqueued>;
+    try {
+      taken = await enqueued;
+    } catch (error) {
+      if (slot.taken) this.releaseSlot();
+      throw error;
+    }
+    const { position, result, job } = taken;
     if (job === null) {
       // One new job: one idle worker looks. (On a server pg-boss's own NOTIFY also wakes them.)
       this.wakeWorkers(1);
@@ -286,14 +304,31 @@ export class WorkQueue<T extends object> {
     return { jobId: id, position, result, runsHere: job !== null };
   }
 
-  /** Whether a job may start here now: this instance works the queue and has a free slot. */
-  private hasRoomHere(): boolean {
+  /**
+   * Takes a handler slot for a job to start here now, if this instance works the queue and
+   * one is free. Never waits: a job that finds none is left to the workers.
+   */
+  private takeSlotNow(): boolean {
     if (this.handler === null || this.stoppedTaking || this.closed) return false;
-    const fetched = this.boss
-      .getWipData()
-      .filter((worker) => worker.name === this.options.queue)
-      .reduce((sum, worker) => sum + worker.count, 0);
-    return fetched + this.startedHere.size < this.concurrency();
+    if (this.slotsTaken >= this.concurrency()) return false;
+    this.slotsTaken += 1;
+    return true;
+  }
+
+  /** A handler slot for a fetched job, waiting while jobs started here hold them all. */
+  private takeSlot(): Promise<void> {
+    if (this.slotsTaken < this.concurrency()) {
+      this.slotsTaken += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /** Gives a slot back, or hands it straight to a fetched job that waits for one. */
+  private releaseSlot(): void {
+    const next = this.slotWaiters.shift();
+    if (next === undefined) this.slotsTaken -= 1;
+    else next();
   }
 
   private concurrency(): number {
@@ -337,7 +372,10 @@ export class WorkQueue<T extends object> {
       // The key's next job may be waiting, as after a fetched job.
       this.wakeWorkers(1);
     };
-    const settled = run().finally(() => this.startedHere.delete(job.id));
+    const settled = run().finally(() => {
+      this.startedHere.delete(job.id);
+      this.releaseSlot();
+    });
     this.startedHere.set(job.id, { settled, abort });
   }
 
@@ -449,10 +487,19 @@ export class WorkQueue<T extends object> {
       },
       async (jobs: Job<Envelope<T>>[]) => {
         for (const job of jobs) {
-          await handler({ id: job.id, key: job.data.key, data: job.data.payload }, job.signal);
-          // Completed here, not by pg-boss after this callback returns: the wake-up below
-          // must find the lane free. (pg-boss's own completion then finds nothing to do.)
-          await this.boss.complete(this.options.queue, { id: job.id, retryCount: job.retryCount });
+          // pg-boss heartbeats the job while it waits here, as while its handler runs.
+          await this.takeSlot();
+          try {
+            await handler({ id: job.id, key: job.data.key, data: job.data.payload }, job.signal);
+            // Completed here, not by pg-boss after this callback returns: the wake-up below
+            // must find the lane free. (pg-boss's own completion then finds nothing to do.)
+            await this.boss.complete(this.options.queue, {
+              id: job.id,
+              retryCount: job.retryCount,
+            });
+          } finally {
+            this.releaseSlot();
+          }
         }
         // The key's next job may be waiting: look at once instead of after the polling
         // interval (nothing notifies a finished job, and PGlite cannot LISTEN at all). One

@@ -46,10 +46,15 @@ export async function renderContext(
     onWorkspace?: (workspaceDir: string) => void;
   },
 ): Promise<RenderedContext> {
+  // Two reads side by side (on a server, two connections): the roster does not depend on
+  // the project's row, and a project that is gone makes its roster empty, never wrong.
+  const membersRead = loadMembersWithUsers(db, options.projectId);
+  // Awaited below; a missing project must not leave its rejection unhandled.
+  membersRead.catch(() => undefined);
   const project = await loadProjectRow(db, options.projectId);
   if (project === undefined) throw notFound("project_not_found", "Project");
   options.onWorkspace?.(project.workspace_dir);
-  const members = await loadMembersWithUsers(db, options.projectId);
+  const members = await membersRead;
   const state = checkRenderState(buildRenderInput(project, members, options.activeMemberId));
   const files: ContextFile[] = renderContextFiles(state, { layout: options.layout }).map((f) => ({
     path: f.path,
