@@ -45,8 +45,12 @@ describe("TranscriptLedger", () => {
     const ledger = new TranscriptLedger();
     let content = "start\n";
     let t = transcript(content);
+    // The whole write is the first part; appends add one each (an empty one adds none).
     ledger.stored(SESSION, "turn-0", ledger.plan(SESSION, t), false);
-    for (let i = 1; i <= MAX_TRANSCRIPT_PARTS; i += 1) {
+    const same = ledger.plan(SESSION, t);
+    expect(same.append?.delta).toBe("");
+    ledger.stored(SESSION, "turn-same", same, true);
+    for (let i = 1; i < MAX_TRANSCRIPT_PARTS; i += 1) {
       content += `line ${i}\n`;
       t = transcript(content);
       const plan = ledger.plan(SESSION, t);
@@ -59,6 +63,25 @@ describe("TranscriptLedger", () => {
     expect(whole.append).toBeNull();
     ledger.stored(SESSION, "turn-whole", whole, false);
     expect(ledger.plan(SESSION, transcript(`${content}next\n`)).append?.delta).toBe("next\n");
+  });
+
+  it("appends after a store it was told of (remember), counting that store's parts", () => {
+    const ledger = new TranscriptLedger();
+    const stored = transcript("a\n");
+    const { mark } = ledger.plan(SESSION, stored);
+    ledger.remember(SESSION, "turn-7", mark, MAX_TRANSCRIPT_PARTS - 1);
+    const grown = transcript("a\nb\n");
+    const plan = ledger.plan(SESSION, grown);
+    expect(plan.append).toEqual({ afterTurnId: "turn-7", delta: "b\n" });
+    ledger.stored(SESSION, "turn-8", plan, true);
+    // That made MAX_TRANSCRIPT_PARTS parts: the next store is whole.
+    expect(ledger.plan(SESSION, transcript("a\nb\nc\n")).append).toBeNull();
+  });
+
+  it("is one ledger per owner", () => {
+    const owner = {};
+    expect(TranscriptLedger.of(owner)).toBe(TranscriptLedger.of(owner));
+    expect(TranscriptLedger.of(owner)).not.toBe(TranscriptLedger.of({}));
   });
 
   it("keeps the digest of the whole transcript, whichever way it was planned", () => {

@@ -33,8 +33,24 @@ export interface TranscriptPlan {
   readonly mark: TranscriptMark;
 }
 
+/** One ledger per owner (a service instance's database handle): see TranscriptLedger.of. */
+const ledgers = new WeakMap<object, TranscriptLedger>();
+
 export class TranscriptLedger {
   readonly #stored = new Map<string, StoredTranscript>();
+
+  /**
+   * The ledger of `owner`, created on first use: what stores through one database handle
+   * remember belongs to the instance that owns the handle, and goes with it.
+   */
+  static of(owner: object): TranscriptLedger {
+    let ledger = ledgers.get(owner);
+    if (ledger === undefined) {
+      ledger = new TranscriptLedger();
+      ledgers.set(owner, ledger);
+    }
+    return ledger;
+  }
 
   plan(sessionId: string, transcript: RuntimeTranscript): TranscriptPlan {
     const known = this.#stored.get(sessionId);
@@ -45,10 +61,17 @@ export class TranscriptLedger {
     return { append: append === null ? null : { afterTurnId: known.turnId, delta: append }, mark };
   }
 
-  /** The transcript `turnId` stored (whole, or appended as `plan` said). */
+  /**
+   * The transcript `turnId` stored: appended as `plan` said (a part, unless nothing was added),
+   * or written whole (one part).
+   */
   stored(sessionId: string, turnId: string, plan: TranscriptPlan, appended: boolean): void {
     const known = this.#stored.get(sessionId);
-    this.remember(sessionId, turnId, plan.mark, appended ? (known?.parts ?? 0) + 1 : 0);
+    const parts =
+      appended && plan.append !== null
+        ? (known?.parts ?? 0) + (plan.append.delta === "" ? 0 : 1)
+        : 1;
+    this.remember(sessionId, turnId, plan.mark, parts);
   }
 
   /**

@@ -12,7 +12,6 @@
 import {
   MAX_TRANSCRIPT_PARTS,
   planTranscriptWrite,
-  TranscriptLedger,
   writeRuntimeTranscript,
   type RuntimeTranscript,
   type TranscriptMark,
@@ -21,19 +20,6 @@ import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { SessionRow } from "./session-pinning.ts";
-
-/** What this instance last stored of each session's transcript, per database. */
-const ledgers = new WeakMap<Kysely<DatabaseSchema>, TranscriptLedger>();
-
-/** The transcript ledger of this instance's database (see TranscriptLedger). */
-export function transcriptLedgerOf(db: Kysely<DatabaseSchema>): TranscriptLedger {
-  let ledger = ledgers.get(db);
-  if (ledger === undefined) {
-    ledger = new TranscriptLedger();
-    ledgers.set(db, ledger);
-  }
-  return ledger;
-}
 
 /** What a stored transcript is now: remembered in the ledger once its transaction commits. */
 export interface StoredTranscriptMark {

@@ -7,13 +7,14 @@ import {
   perTurnCostUsd,
   readRuntimeTranscript,
   type RuntimeTranscript,
+  TranscriptLedger,
   turnErrorFor,
   type ClaudeTurnResult,
 } from "@talkide/claude-cli";
 import { sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
-import { storeSessionTranscript, transcriptLedgerOf } from "./session-transcripts.ts";
+import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -166,7 +167,7 @@ async function storeAppendedOutcome(
   transcript: RuntimeTranscript,
   outcome: SucceededOutcome,
 ): Promise<boolean> {
-  const ledger = transcriptLedgerOf(services.db);
+  const ledger = TranscriptLedger.of(services.db);
   const plan = ledger.plan(session.id, transcript);
   if (plan.append === null) return false;
   const { rows } = await sql<{ appended: boolean }>`
@@ -275,6 +276,6 @@ async function storeOutcome(
     return { id, mark };
   });
   if (stored.mark !== null) {
-    transcriptLedgerOf(db).remember(stored.id, turn.id, stored.mark.mark, stored.mark.parts);
+    TranscriptLedger.of(db).remember(stored.id, turn.id, stored.mark.mark, stored.mark.parts);
   }
 }

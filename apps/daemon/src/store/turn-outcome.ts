@@ -2,17 +2,6 @@ import { type RawBuilder, sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
 import { type RuntimeTranscript, TranscriptLedger } from "@talkide/claude-cli";
 
-/** What each daemon (its database handle) last stored of each session's transcript. */
-const ledgers = new WeakMap<DaemonDb, TranscriptLedger>();
-function ledgerOf(db: DaemonDb): TranscriptLedger {
-  let ledger = ledgers.get(db);
-  if (ledger === undefined) {
-    ledger = new TranscriptLedger();
-    ledgers.set(db, ledger);
-  }
-  return ledger;
-}
-
 export interface TurnSuccess {
   readonly turnId: string;
   readonly sessionId: string;
@@ -45,7 +34,7 @@ export interface TurnSuccess {
  * by one statement.
  */
 export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promise<void> {
-  const ledger = ledgerOf(db);
+  const ledger = TranscriptLedger.of(db);
   const { transcript } = input;
   if (transcript === null) {
     await recordWhole(db, input);
