@@ -405,6 +405,36 @@ function describeQueue(kind: DatabaseKind): void {
         await closeAll([instance]);
       });
 
+      it("still runs a job started at its enqueue when beforeRunHere throws", async () => {
+        const shared = await fresh();
+        const instance = await openInstance(shared, "turns", 1);
+        const a = instance.queue;
+        const ran: string[] = [];
+        await a.work((queued) => {
+          ran.push(queued.data.label);
+          return Promise.resolve();
+        }, noAbandon);
+        await expect(
+          a.enqueue(
+            "project:1",
+            5,
+            () => Promise.resolve({ data: { label: "taken" }, result: null }),
+            {
+              runHere: true,
+              beforeRunHere: () => {
+                throw new Error("caller's callback failed");
+              },
+            },
+          ),
+        ).rejects.toThrow("caller's callback failed");
+        // The job was committed and taken: it runs, frees its slot, and the lane goes on.
+        await until(() => ran.includes("taken"));
+        await enqueue(a, "project:1", "next");
+        await until(() => ran.length === 2);
+        expect(ran).toEqual(["taken", "next"]);
+        await closeAll([instance]);
+      });
+
       it("starts nothing at its enqueue without a free slot, or before work(), or after stopTaking", async () => {
         const shared = await fresh();
         const instance = await openInstance(shared, "turns", 1);

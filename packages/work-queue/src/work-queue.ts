@@ -298,8 +298,13 @@ export class WorkQueue<T extends object> {
       // One new job: one idle worker looks. (On a server pg-boss's own NOTIFY also wakes them.)
       this.wakeWorkers(1);
     } else {
-      options.beforeRunHere?.(result);
-      this.startHere(job);
+      // The job is taken and holds a slot: it starts even if the caller's callback throws
+      // (the throw still reaches the caller), or it would sit active until its lease ran out.
+      try {
+        options.beforeRunHere?.(result);
+      } finally {
+        this.startHere(job);
+      }
     }
     return { jobId: id, position, result, runsHere: job !== null };
   }
