@@ -7,8 +7,8 @@ import { fromKysely, fromPglite, PgBoss, type ConstructorOptions, type Job } fro
 /** Where pg-boss keeps its tables; one schema for every queue of a database. */
 const SCHEMA = "pgboss";
 
-/** One transaction at a time per embedded database (see WorkQueue.serialised). */
-const embeddedChains = new WeakMap<Kysely<never>, Promise<void>>();
+/** One enqueue at a time per embedded database (see WorkQueue.serialised). */
+const embeddedChains = new WeakMap<PGlite, Promise<void>>();
 
 /** The code a turn (or delivery) gets when its instance stopped renewing its lease. */
 export const LEASE_EXPIRED = "instance_lease_expired";
@@ -230,7 +230,8 @@ export class WorkQueue<T extends object> {
   /**
    * Adds a job at the end of `key`'s lane, atomically with whatever `create` writes in the same
    * transaction. Refused with {@link QueueFullError} when `limit` jobs already wait and something
-   * is ahead; the count is taken under a per-key advisory lock, so it holds across instances.
+   * is ahead; the count is taken under a per-key advisory lock on a server, so it holds across
+   * instances (an embedded database's enqueues run one at a time in its one process).
    *
    * With `runHere`, a job that would run at once (its lane is empty) is written already taken
    * by this instance, in the statement that orders it: the job skips the worker's fetch, a
@@ -249,9 +250,14 @@ export class WorkQueue<T extends object> {
     const slot = { taken: false };
     const enqueued = this.serialised(() =>
       this.options.kysely.transaction().execute(async (trx) => {
-        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
-          trx,
-        );
+        // On a server, instances enqueue at once: the key's lock makes count-then-insert atomic
+        // among them. An embedded database has one process, whose enqueues on it already run
+        // one after the other (serialised): the lock would be a statement that never waits.
+        if (this.options.connection.kind === "server") {
+          await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
+            trx,
+          );
+        }
         const length = await this.lengthIn(trx, key);
         if (length.running + length.waiting > 0 && length.waiting >= limit) {
           throw new QueueFullError(key, length.waiting, limit);
@@ -411,15 +417,17 @@ export class WorkQueue<T extends object> {
   /**
    * Kysely's PGlite driver keeps one transaction per connection and PGlite has one connection:
    * two transactions begun at once would share it. The embedded database is one process's, so
-   * a chain in this process serialises them (a server needs none: each takes a pooled client).
+   * a chain in this process serialises every enqueue on it, whichever queue or Kysely object
+   * it comes from; that order is also what makes a key's count-then-insert atomic there (a
+   * server needs no chain: each takes a pooled client, and the key's advisory lock orders them).
    */
   private serialised<R>(work: () => Promise<R>): Promise<R> {
-    if (this.options.connection.kind === "server") return work();
-    const { kysely } = this.options;
-    const previous = embeddedChains.get(kysely) ?? Promise.resolve();
+    const { connection } = this.options;
+    if (connection.kind === "server") return work();
+    const previous = embeddedChains.get(connection.pglite) ?? Promise.resolve();
     const next = previous.then(work, work);
     embeddedChains.set(
-      kysely,
+      connection.pglite,
       next.then(
         () => undefined,
         () => undefined,

@@ -1,5 +1,5 @@
 import type { QueueConnection } from "@talkide/work-queue";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
 import type { DatabaseSchema } from "../db/schema.ts";
@@ -20,7 +20,12 @@ interface Follower {
  * commit, so a listener that reads the events then finds it.
  */
 export async function announceTurnEvent(db: Kysely<DatabaseSchema>, turnId: string): Promise<void> {
-  await sql`SELECT pg_notify(${CHANNEL}, ${turnId})`.execute(db);
+  await sql`SELECT ${announcement(turnId)}`.execute(db);
+}
+
+/** The announcement as an expression, for a statement that stores events and announces them. */
+export function announcement(turnId: string): RawBuilder<void> {
+  return sql<void>`pg_notify(${CHANNEL}, ${turnId})`;
 }
 
 /**

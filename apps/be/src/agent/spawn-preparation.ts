@@ -6,6 +6,7 @@
 import { WorkspaceIsolationError } from "@talkide/claude-cli";
 import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";
 import { prepareSpawnContext } from "../context/prepare.ts";
+import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import { HeldEvents, type TurnEmitter } from "./turn-events.ts";
@@ -36,6 +37,8 @@ export async function prepareSpawn(
   services: TurnServices,
   turn: TurnRow,
   live: TurnEmitter,
+  /** The project's row, when the turn's message brought it (see StartedHere). */
+  project?: ProjectRow,
 ): Promise<PreparedSpawn> {
   // The workspace check only reads the workspace and what lies above it, and none of the
   // files it looks for is one the context write touches: it runs side by side with the render
@@ -50,9 +53,15 @@ export async function prepareSpawn(
     running.catch(() => undefined);
     return running;
   };
-  const { workspaceDir, rendered } = await writeContext(services, turn, live, (dir) => {
-    void startCheck(dir);
-  });
+  const { workspaceDir, rendered } = await writeContext(
+    services,
+    turn,
+    live,
+    (dir) => {
+      void startCheck(dir);
+    },
+    project,
+  );
   const instructionFiles = await (check.running ?? startCheck(workspaceDir));
   checkEvents.releaseTo(live);
   return { workspaceDir, rendered, instructionFiles };
@@ -64,6 +73,7 @@ async function writeContext(
   turn: TurnRow,
   live: TurnEmitter,
   onWorkspace: (workspaceDir: string) => void,
+  project: ProjectRow | undefined,
 ): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered">> {
   try {
     const prepared = await prepareSpawnContext(services.db, {
@@ -71,6 +81,7 @@ async function writeContext(
       activeMemberId: turn.member_id,
       layout: services.layout,
       onWorkspace,
+      ...(project === undefined ? {} : { project }),
       ...(services.writeHooks === undefined ? {} : { hooks: services.writeHooks }),
     });
     live.emit("context.written", {

@@ -6,6 +6,7 @@
 import { type ClaudeTurnResult, isUnknownSessionFailure } from "@talkide/claude-cli";
 import { importSafe } from "@talkide/prompts";
 import { sql } from "kysely";
+import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
 import {
@@ -15,7 +16,12 @@ import {
   takeProcess,
   type TurnProcess,
 } from "./claude-spawn.ts";
-import { isPinnedToCurrentRelease, openSession, resetSession } from "./session-pinning.ts";
+import {
+  isPinnedToCurrentRelease,
+  openSession,
+  resetSession,
+  type SessionRow,
+} from "./session-pinning.ts";
 import {
   type PreparedSpawn,
   prepareSpawn,
@@ -27,31 +33,36 @@ import { TurnFailure } from "./turn-failure.ts";
 import { failTurn, recordOutcome } from "./turn-outcome.ts";
 import type { TurnServices } from "./turn-services.ts";
 
+/**
+ * A turn its own message started on this instance: its enqueue took the job, so nothing can
+ * have settled the turn since, and it is marked running with its process record (while the CLI
+ * works) instead of by a claim before it. The project's row is the one the message's
+ * membership check read moments ago.
+ */
+export interface StartedHere {
+  readonly turn: TurnRow;
+  readonly project: ProjectRow;
+}
+
 export async function runTurn(
   services: TurnServices,
   turnId: string,
   live: LiveTurn,
   signal: AbortSignal,
+  startedHere?: StartedHere,
 ): Promise<void> {
   const { db, logger, claude } = services;
-  const turn = await db
-    .updateTable("turns")
-    .set({ status: "running", started_at: sql<string>`clock_timestamp()` })
-    .where("id", "=", turnId)
-    .where("status", "=", "queued")
-    .returningAll()
-    .executeTakeFirst();
+  const turn = startedHere?.turn ?? (await claim(services, turnId));
   if (turn === undefined) {
     // Already settled elsewhere (failed as abandoned, say): nothing of it may run now.
     services.hub.close(turnId);
     return;
   }
-  let session = await openSession(db, turn.project_id);
-  // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
-  // for good: a session started with other bytes cannot carry the current release.
-  const stale = session !== undefined && !isPinnedToCurrentRelease(session, claude);
-  const staleSession = stale ? session : undefined;
-  if (stale) session = undefined;
+  // The session is read while the context is prepared: neither depends on the other.
+  const sessionRead = openSession(db, turn.project_id);
+  // Awaited in the try below; a failed read must not count as unhandled before that.
+  sessionRead.catch(() => undefined);
+  let session: SessionRow | undefined;
   // The steps before the spawn speak first into a holder: `turn.started` says how the
   // process starts, which needs the rendered context, and it must come first.
   const held = new HeldEvents();
@@ -70,10 +81,20 @@ export async function runTurn(
   let taken: TurnProcess | null = null;
   let prepared: PreparedSpawn | null = null;
   try {
-    if (staleSession !== undefined) {
+    // What the preparation reports follows a session reset, as when they ran one after the other.
+    const preparationEvents = new HeldEvents();
+    const preparing = prepareSpawn(services, turn, preparationEvents, startedHere?.project);
+    preparing.catch(() => undefined);
+    session = await sessionRead;
+    // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
+    // for good: a session started with other bytes cannot carry the current release.
+    if (session !== undefined && !isPinnedToCurrentRelease(session, claude)) {
+      const staleSession = session;
+      session = undefined;
       await resetSession(services, turn, held, staleSession, "agent_changed");
     }
-    prepared = await prepareSpawn(services, turn, held);
+    prepared = await preparing;
+    preparationEvents.releaseTo(held);
     const digest = await startupDigest(claude, prepared);
     taken = await takeProcess(services, turn, prepared.workspaceDir, session, digest);
     announce(taken);
@@ -151,6 +172,17 @@ export async function runTurn(
   }
 }
 
+/** A queued turn taken to run here; undefined when it was settled meanwhile (say, abandoned). */
+function claim(services: TurnServices, turnId: string): Promise<TurnRow | undefined> {
+  return services.db
+    .updateTable("turns")
+    .set({ status: "running", started_at: sql<string>`clock_timestamp()` })
+    .where("id", "=", turnId)
+    .where("status", "=", "queued")
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The member's words as one message to the turn's process; its events go to the stream. */
 function runIn(
   services: TurnServices,
@@ -175,7 +207,9 @@ function runIn(
 /**
  * How the turn's process started, and its marker: another instance that fails this turn (its
  * lease expired) finds the turn's leftover processes on this machine by it. The workspace's own
- * instruction files go in the same statement (one round trip fewer).
+ * instruction files go in the same statement (one round trip fewer), and so does a turn started
+ * here its `running` status (StartedHere): only from `queued`, since the statement may run after
+ * a failure was recorded (on a server the two take different connections).
  */
 async function recordProcess(
   services: TurnServices,
@@ -190,6 +224,8 @@ async function recordProcess(
       cold_reason: taken.coldReason,
       process_marker: taken.marker,
       workspace_instruction_files: JSON.stringify(prepared.instructionFiles),
+      status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
+      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
     })
     .where("id", "=", turn.id)
     .execute();

@@ -124,6 +124,8 @@ export async function failTurn(
       error_message: message,
       cost_usd: cost,
       cumulative_cost_usd: cumulative,
+      // A turn started by its own message may fail before its process record marked it started.
+      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
       finished_at: sql<string>`clock_timestamp()`,
     })
     .where("id", "=", turn.id)

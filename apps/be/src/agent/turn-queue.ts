@@ -147,17 +147,23 @@ async function recordTurnFailure(
 /**
  * Turns left queued or running with no job behind them (written by a release before the queue)
  * can never finish: they fail at start. A turn with a job is left to the queue and its lease.
+ *
+ * The open turns are read before the jobs: a turn and its job commit together, and a job
+ * finishes only after its turn was settled, so a turn another instance enqueues meanwhile is
+ * either not read at all or read together with its job. (The other order could take a just
+ * enqueued turn for an orphan; one that started at its enqueue is never claimed, see
+ * StartedHere.)
  */
 export async function failTurnsWithoutJob(
   db: Kysely<DatabaseSchema>,
   queue: WorkQueue<TurnJob>,
 ): Promise<string[]> {
-  const withJob = new Set((await queue.unfinished()).map((job) => job.turnId));
   const open = await db
     .selectFrom("turns")
     .select("id")
     .where("status", "in", ["queued", "running"])
     .execute();
+  const withJob = new Set((await queue.unfinished()).map((job) => job.turnId));
   const orphans = open.map((row) => row.id).filter((id) => !withJob.has(id));
   for (const turnId of orphans) {
     await recordTurnFailure(

@@ -4,13 +4,14 @@
  */
 import { QueueFullError, type WorkQueue } from "@talkide/work-queue";
 import type { Kysely } from "kysely";
+import type { ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, loadTurnEvents, queuedEvent, type TurnRow } from "../domain/turns.ts";
 import { AppError } from "../errors.ts";
 import type { TurnEventNotifications } from "./event-notifications.ts";
 import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
 import { storeTurnEvents } from "./turn-event-store.ts";
-import { runTurn } from "./turn-lifecycle.ts";
+import { runTurn, type StartedHere } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
 import { projectSessionPoints } from "./warm-prune.ts";
 
@@ -40,6 +41,8 @@ export class TurnRunner {
   private readonly options: TurnRunnerOptions;
   private readonly services: TurnServices;
   private stopPruning: () => void = () => undefined;
+  /** Turns whose own message started them here, until their job's handler picks them up. */
+  private readonly startedHere = new Map<string, StartedHere>();
 
   constructor(options: TurnRunnerOptions) {
     this.options = options;
@@ -58,7 +61,12 @@ export class TurnRunner {
   }
 
   /** Queues a message from a member; the turn's events follow on the hub. */
-  async submit(options: { projectId: number; memberId: string; prompt: string }): Promise<TurnRow> {
+  async submit(options: {
+    /** The project's row as the sender's membership check read it. */
+    project: ProjectRow;
+    memberId: string;
+    prompt: string;
+  }): Promise<TurnRow> {
     if (this.closing) {
       throw new AppError(
         "service_stopping",
@@ -70,13 +78,19 @@ export class TurnRunner {
     const { queueLimit } = this.options;
     let queued: { row: TurnRow; first: TurnEvent };
     try {
+      const { project, memberId, prompt } = options;
       ({ result: queued } = await this.options.queue.enqueue(
-        projectLane(options.projectId),
+        projectLane(project.id),
         queueLimit,
         async (trx, position) => {
           // The turn, its first event and its job are written together or not at all.
           const db = trx as unknown as Kysely<DatabaseSchema>;
-          const row = await insertQueuedTurn(db, { ...options, position });
+          const row = await insertQueuedTurn(db, {
+            projectId: project.id,
+            memberId,
+            prompt,
+            position,
+          });
           const first = queuedEvent(row, position);
           return {
             data: { turnId: row.id },
@@ -87,7 +101,10 @@ export class TurnRunner {
           // A message for an idle project starts here, taken by its own enqueue: no worker
           // has to fetch the job, and the turn is live (its events in memory) from the first.
           runHere: true,
-          beforeRunHere: ({ row, first }) => this.liveTurn(row.id, [first]),
+          beforeRunHere: ({ row, first }) => {
+            this.startedHere.set(row.id, { turn: row, project });
+            this.liveTurn(row.id, [first]);
+          },
         },
       ));
     } catch (error) {
@@ -146,7 +163,15 @@ export class TurnRunner {
             data: event.data as Record<string, unknown>,
           })),
         );
-      await runTurn(this.services, turnId, live, AbortSignal.any([this.abort.signal, jobSignal]));
+      const startedHere = this.startedHere.get(turnId);
+      this.startedHere.delete(turnId);
+      await runTurn(
+        this.services,
+        turnId,
+        live,
+        AbortSignal.any([this.abort.signal, jobSignal]),
+        startedHere,
+      );
     } catch (error) {
       // A job must finish: a failed turn is recorded, never left to hold the project's lane.
       this.options.logger.error({ err: error, turnId }, "turn runner failed");
@@ -179,6 +204,8 @@ export class TurnRunner {
     await this.options.queue.close();
     // No turn runs any more: the kept processes end with the instance.
     this.stopPruning();
+    // A job put back unstarted while stopping runs elsewhere, from a claim.
+    this.startedHere.clear();
     await this.options.warm.close();
     this.hub.detachAll();
     await this.notifications.close();

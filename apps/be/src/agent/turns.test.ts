@@ -772,6 +772,11 @@ describe("the turn queue", () => {
       }>(service.harness, service.anna.token, "GET", `/v1/projects/${project.id}/turns`);
       const [later, earlier] = all.body.turns;
       expect(earlier?.id).toBe(turns[0]?.id);
+      // The first turn started at its own enqueue (no claim): it was seen running above, and
+      // its record says when it started, as the claimed second one's does.
+      expect(Date.parse(earlier?.startedAt ?? "")).toBeLessThanOrEqual(
+        Date.parse(earlier?.finishedAt ?? ""),
+      );
       expect(Date.parse(later?.startedAt ?? "") >= Date.parse(earlier?.finishedAt ?? "")).toBe(
         true,
       );

@@ -99,6 +99,16 @@ describe("before every spawn", () => {
       expect(done.data.code).toBe("workspace_not_isolated");
       expect(String(done.data.message)).toContain(above);
       expect(turn.events.some((e) => e.event === "agent.init")).toBe(false);
+      // Started at its own enqueue, the turn is marked started by its process record, which it
+      // never reached: the failure records when it started all the same.
+      const listed = await api<{
+        turns: Array<{ status: string; startedAt: string | null; finishedAt: string | null }>;
+      }>(harness, anna.token, "GET", `/v1/projects/${String(project.id)}/turns`);
+      const [recorded] = listed.body.turns;
+      expect(recorded?.status).toBe("failed");
+      expect(Date.parse(recorded?.startedAt ?? "")).toBeLessThanOrEqual(
+        Date.parse(recorded?.finishedAt ?? ""),
+      );
     } finally {
       await rm(above, { force: true });
     }

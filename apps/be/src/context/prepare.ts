@@ -13,7 +13,7 @@ import {
   loadProjectRow,
   type ProjectRow,
 } from "./render-state.ts";
-import { writeFileIfChanged, type WriteHooks } from "./write-if-changed.ts";
+import { writeFilesIfChanged, type WriteHooks } from "./write-if-changed.ts";
 
 export type ContextLayout = "split" | "single";
 
@@ -44,6 +44,11 @@ export async function renderContext(
     layout: ContextLayout;
     /** Told the project's workspace as soon as its row is read, before the render. */
     onWorkspace?: (workspaceDir: string) => void;
+    /**
+     * The project's row when the caller read it moments ago (a message that starts its turn
+     * on the instance that received it): one read fewer. The roster is read either way.
+     */
+    project?: ProjectRow;
   },
 ): Promise<RenderedContext> {
   // Two reads side by side (on a server, two connections): the roster does not depend on
@@ -51,7 +56,7 @@ export async function renderContext(
   const membersRead = loadMembersWithUsers(db, options.projectId);
   // Awaited below; a missing project must not leave its rejection unhandled.
   membersRead.catch(() => undefined);
-  const project = await loadProjectRow(db, options.projectId);
+  const project = options.project ?? (await loadProjectRow(db, options.projectId));
   if (project === undefined) throw notFound("project_not_found", "Project");
   options.onWorkspace?.(project.workspace_dir);
   const members = await membersRead;
@@ -105,14 +110,21 @@ export async function prepareSpawnContext(
     hooks?: WriteHooks;
     /** As for renderContext: the workspace, before anything is rendered or written. */
     onWorkspace?: (workspaceDir: string) => void;
+    /** As for renderContext: the project's row, read moments ago. */
+    project?: ProjectRow;
   },
 ): Promise<PreparedContext> {
   const { project, files } = await renderContext(db, options);
   const written: PreparedFile[] = [];
   const changedInstructions: Array<{ absolutePath: string; content: string }> = [];
-  for (const file of files) {
+  const onDisk = files.map((file) => ({
+    path: join(project.workspace_dir, file.path),
+    content: file.content,
+  }));
+  const changes = await writeFilesIfChanged(onDisk, options.hooks);
+  for (const [index, file] of files.entries()) {
     const absolutePath = join(project.workspace_dir, file.path);
-    const changed = await writeFileIfChanged(absolutePath, file.content, options.hooks);
+    const changed = changes[index] === true;
     const instruction = isInstructionFile(file.path);
     written.push({
       path: file.path,

@@ -11,11 +11,45 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { afterAll, describe, expect, it } from "vitest";
-import { removeStaleTemporaryFiles, writeFileIfChanged } from "./write-if-changed.ts";
+import {
+  removeStaleTemporaryFiles,
+  writeFileIfChanged,
+  writeFilesIfChanged,
+} from "./write-if-changed.ts";
 
 const root = mkdtempSync(join(tmpdir(), "talkide-be-write-"));
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
+});
+
+describe("writeFilesIfChanged", () => {
+  it("writes only the files whose bytes differ, in the order given, and says which", async () => {
+    const dir = mkdtempSync(join(root, "several-"));
+    const files = [
+      { path: join(dir, "CLAUDE.md"), content: "# Projekt\n" },
+      { path: join(dir, ".talkide", "active-writer.md"), content: "# Aktuálně píše\nAnna\n" },
+      { path: join(dir, ".talkide", "project.yml"), content: "ports: {}\n" },
+    ];
+    expect(await writeFilesIfChanged(files)).toEqual([true, true, true]);
+    const past = new Date("2020-01-01T00:00:00Z");
+    for (const file of files) utimesSync(file.path, past, past);
+    const order: string[] = [];
+    const changed = files.map((file, i) =>
+      i === 0 ? file : { ...file, content: `${file.content}# změna\n` },
+    );
+    expect(
+      await writeFilesIfChanged(changed, {
+        beforeWrite: (target) => {
+          order.push(target);
+          return Promise.resolve();
+        },
+      }),
+    ).toEqual([false, true, true]);
+    expect(order).toEqual([files[1]?.path, files[2]?.path]);
+    expect(statSync(files[0]?.path ?? "").mtime.toISOString()).toBe(past.toISOString());
+    for (const file of changed) expect(readFileSync(file.path, "utf8")).toBe(file.content);
+    expect(await writeFilesIfChanged(changed)).toEqual([false, false, false]);
+  });
 });
 
 describe("writeFileIfChanged", () => {

@@ -33,6 +33,11 @@ export async function writeFileIfChanged(
   const bytes = Buffer.from(content, "utf8");
   const current = await readIfExists(path);
   if (current?.equals(bytes)) return false;
+  await writeAtomically(path, bytes, hooks);
+  return true;
+}
+
+async function writeAtomically(path: string, bytes: Buffer, hooks: WriteHooks): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const beforeWrite = hooks.beforeWrite;
   // write-file-atomic (since v5) awaits `tmpfileCreated`; its community types still declare
@@ -45,7 +50,29 @@ export async function writeFileIfChanged(
     fsync: true,
     ...(tmpfileCreated === undefined ? {} : { tmpfileCreated }),
   });
-  return true;
+}
+
+/**
+ * writeFileIfChanged for several files: what is on disk is read for all of them at once, and
+ * the ones that differ are written one after the other, in the order given (a reader that
+ * sees a later file changed sees the earlier ones changed too). Returns whether each was written.
+ */
+export async function writeFilesIfChanged(
+  files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
+  hooks: WriteHooks = {},
+): Promise<boolean[]> {
+  const current = await Promise.all(files.map((file) => readIfExists(file.path)));
+  const written: boolean[] = [];
+  for (const [index, file] of files.entries()) {
+    const bytes = Buffer.from(file.content, "utf8");
+    if (current[index]?.equals(bytes) === true) {
+      written.push(false);
+      continue;
+    }
+    await writeAtomically(file.path, bytes, hooks);
+    written.push(true);
+  }
+  return written;
 }
 
 /**

@@ -158,7 +158,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     // The active writer is the authenticated member who sent the message, never a field
     // of the request.
     const turn = await deps.runner.submit({
-      projectId: membership.project.id,
+      project: membership.project,
       memberId: membership.memberId,
       prompt: text,
     });
