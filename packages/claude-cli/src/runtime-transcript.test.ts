@@ -32,6 +32,26 @@ describe("runtime transcripts", () => {
     });
   });
 
+  it("looks first in the folder it found the session in last time, and elsewhere when it moved", async () => {
+    for (const folder of ["-work-a", "-work-b", "-work-c"]) {
+      await mkdir(join(configDir, "projects", folder), { recursive: true });
+    }
+    await writeFile(join(configDir, "projects", "-work-a", `${SESSION}.jsonl`), '{"a":1}\n');
+    await writeFile(join(configDir, "projects", "-work-c", `${SESSION}.jsonl`), '{"c":1}\n');
+    // Without a hint the first folder in name order wins, as the CLI's own lookup would.
+    expect((await readRuntimeTranscript(configDir, SESSION))?.projectDir).toBe("-work-a");
+    expect(await readRuntimeTranscript(configDir, SESSION, "-work-c")).toEqual({
+      sessionId: SESSION,
+      projectDir: "-work-c",
+      content: '{"c":1}\n',
+    });
+    // A hint that names no folder (or one without the file) only changes where it looks first.
+    expect((await readRuntimeTranscript(configDir, SESSION, "-work-b"))?.projectDir).toBe(
+      "-work-a",
+    );
+    expect((await readRuntimeTranscript(configDir, SESSION, "../x"))?.projectDir).toBe("-work-a");
+  });
+
   it("reads only complete lines: a line the CLI is still appending is left for the next read", async () => {
     await mkdir(join(configDir, "projects", "-work-a"), { recursive: true });
     const file = join(configDir, "projects", "-work-a", `${SESSION}.jsonl`);

@@ -6,7 +6,8 @@
  * machine runs the next turn.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 
@@ -32,22 +33,48 @@ function isSafeProjectDir(name: string): boolean {
  * complete lines: a kept-alive CLI may still be appending (it writes some lines after its
  * `result` event), and half a line would make the stored copy unreadable.
  */
-export async function readRuntimeTranscript(
+export function readRuntimeTranscript(
   claudeConfigDir: string,
   sessionId: string,
+  /** The folder the session's transcript was found in last time: looked in first. */
+  knownProjectDir?: string | null,
 ): Promise<RuntimeTranscript | null> {
-  if (!SESSION_ID.test(sessionId)) return null;
+  if (!SESSION_ID.test(sessionId)) return Promise.resolve(null);
+  // Synchronous on purpose: this runs between a turn's result and its answer, and a local read
+  // costs less than the rounds an asynchronous one takes through libuv's thread pool (open,
+  // stat, read, close, and one failed open per other project folder); a long transcript blocks
+  // for about a millisecond per few megabytes.
   const projects = join(claudeConfigDir, "projects");
-  const folders = await readdir(projects).catch(() => [] as string[]);
-  for (const projectDir of folders.sort()) {
-    const content = await readFile(join(projects, projectDir, `${sessionId}.jsonl`), "utf8").catch(
-      () => null,
-    );
+  const folders = readFolders(projects).sort();
+  const first =
+    knownProjectDir != null && folders.includes(knownProjectDir) ? [knownProjectDir] : [];
+  for (const projectDir of [...first, ...folders.filter((folder) => !first.includes(folder))]) {
+    const content = readIfPresent(join(projects, projectDir, `${sessionId}.jsonl`));
     if (content !== null) {
-      return { sessionId, projectDir, content: content.slice(0, content.lastIndexOf("\n") + 1) };
+      return Promise.resolve({
+        sessionId,
+        projectDir,
+        content: content.slice(0, content.lastIndexOf("\n") + 1),
+      });
     }
   }
-  return null;
+  return Promise.resolve(null);
+}
+
+function readFolders(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+function readIfPresent(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
 }
 
 /**

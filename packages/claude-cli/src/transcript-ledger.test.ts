@@ -15,6 +15,24 @@ describe("TranscriptLedger", () => {
     expect(ledger.plan(SESSION, transcript("a\n")).append).toBeNull();
   });
 
+  it("knows the folder of the transcript it stored last for a session", () => {
+    const ledger = new TranscriptLedger();
+    expect(ledger.projectDirOf(SESSION)).toBeNull();
+    // The CLI moved the session to another folder: the ledger follows the latest store.
+    for (const [turnId, folder] of [
+      ["turn-1", "-ws-1"],
+      ["turn-2", "-ws-2"],
+    ] as const) {
+      ledger.stored(
+        SESSION,
+        turnId,
+        ledger.plan(SESSION, transcript("a\n", "rt-1", folder)),
+        false,
+      );
+      expect(ledger.projectDirOf(SESSION)).toBe(folder);
+    }
+  });
+
   it("plans only the new lines after what it stored, naming the turn that stored it", () => {
     const ledger = new TranscriptLedger();
     const first = transcript("a\nb\n");

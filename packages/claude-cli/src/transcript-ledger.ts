@@ -52,6 +52,11 @@ export class TranscriptLedger {
     return ledger;
   }
 
+  /** The project folder of the transcript last stored for the session, if this ledger knows it. */
+  projectDirOf(sessionId: string): string | null {
+    return this.#stored.get(sessionId)?.mark.projectDir ?? null;
+  }
+
   plan(sessionId: string, transcript: RuntimeTranscript): TranscriptPlan {
     const known = this.#stored.get(sessionId);
     if (known === undefined || known.parts >= MAX_TRANSCRIPT_PARTS) {

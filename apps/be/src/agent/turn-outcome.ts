@@ -70,7 +70,13 @@ export async function recordOutcome(
     return;
   }
   // The session's state after this turn, stored with it so any instance can resume it.
-  const transcript = await readRuntimeTranscript(services.claude.claudeConfigDir, result.sessionId);
+  const transcript = await readRuntimeTranscript(
+    services.claude.claudeConfigDir,
+    result.sessionId,
+    resumedFrom === undefined
+      ? null
+      : TranscriptLedger.of(services.db).projectDirOf(resumedFrom.id),
+  );
   if (transcript === null) {
     logger.warn(
       { turnId: turn.id, sessionId: result.sessionId },

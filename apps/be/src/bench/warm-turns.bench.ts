@@ -4,6 +4,8 @@
 // `claude -p --output-format stream-json --verbose`; how much of a warm turn is the backend's
 // own; and how much memory the kept processes hold. Prints a Markdown report for BENCHMARKS.md.
 //   pnpm --filter @talkide/be run bench
+// BENCH_ONLY=warm runs only the warm rows (embedded, then a server) and prints one line each:
+// quick enough to alternate two builds several times on a machine whose speed drifts.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -34,6 +36,7 @@ import { TimedClient, type TimedEvent } from "./timed-client.ts";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
 const BARE_RUNS = Number(process.env.BENCH_BARE_RUNS ?? 20);
+const ONLY_WARM = process.env.BENCH_ONLY === "warm";
 const WARMUP = 2;
 const CAP = 4;
 
@@ -396,169 +399,205 @@ const progress = (text: string): void => {
 };
 const loads: Record<string, string> = { start: load() };
 
-try {
-  // (c) bare `claude -p`, one isolated home for every run (its config exists after the first).
-  const bareHome = join(root, "bare-home");
-  const bareCwd = join(root, "bare-cwd");
-  mkdirSync(bareHome);
-  mkdirSync(bareCwd);
-  const bare = [];
-  for (let i = 0; i < WARMUP + BARE_RUNS; i += 1) {
-    const run = await bareRun(bareHome, bareCwd);
-    if (i >= WARMUP) bare.push(run);
-  }
-  loads.bare = load();
-  progress("bare runs done");
+/** Message → line written, result → `turn.succeeded`, their sum, p50 (and the sum's p90), ms. */
+function overheadLine(row: string, samples: readonly TurnSample[]): string {
+  const p50 = (pick: (s: TurnSample) => number): string => f1(stats(samples.map(pick)).p50);
+  return `${row}: before ${p50((s) => s.before)} after ${p50((s) => s.after)} overhead ${p50((s) => s.before + s.after)} p90 ${f1(stats(samples.map((s) => s.before + s.after)).p90)}`;
+}
 
-  // (a) cold: a cap of 0, so every turn starts `claude --resume`; one project, one writer.
-  const coldService = await startBenchService("cold", { TALKIDE_WARM_PROCESSES: "0" });
-  let cold: TurnSample[];
+/** The warm rows alone, embedded then on a server (see BENCH_ONLY above). */
+async function warmRowsOnly(): Promise<void> {
+  const embedded = await startBenchService("warm", {});
   try {
-    ({ samples: cold } = await measuredTurns(coldService, "cold", "warm_disabled"));
+    say(overheadLine("embedded", (await measuredTurns(embedded, "warm")).samples));
   } finally {
-    await coldService.close();
+    await embedded.close();
   }
-  loads.cold = load();
-  progress("cold turns done");
-
-  // (b) warm: the default cap, the same project and writer, nothing changed between turns.
-  const warmService = await startBenchService("warm", {});
-  let warm: TurnSample[];
-  let oneAfterMany: GroupMemory;
-  let atCap: GroupMemory[];
-  try {
-    const measured = await measuredTurns(warmService, "warm");
-    warm = measured.samples;
-    loads.warm = load();
-    progress("warm turns done");
-
-    // Memory: the process kept after this project's turns, then the cap's worth of projects.
-    const [first] = await keptProcesses(warmService, 1);
-    if (first === undefined) throw new Error("no process kept");
-    oneAfterMany = groupMemory(first);
-    for (let p = 1; p < CAP; p += 1) {
-      const other = await newProject(warmService, measured.token);
-      await backendTurn(warmService, measured.token, other, "cold", "new_session");
-    }
-    atCap = (await keptProcesses(warmService, CAP)).map(groupMemory);
-  } finally {
-    await warmService.close();
-  }
-  loads.end = load();
-
-  // (b) again on a PostgreSQL server on loopback (the statements leave this thread there).
-  let warmOnServer: TurnSample[] = [];
   const postgres = await benchPostgres();
   try {
-    if (postgres.adminUrl !== null) {
-      const database = await createTestDatabase(postgres.adminUrl);
-      const serverService = await startBenchService("warm-server", { DATABASE_URL: database.url });
-      try {
-        ({ samples: warmOnServer } = await measuredTurns(serverService, "warm"));
-      } finally {
-        await serverService.close();
-        await database.drop();
-      }
-      loads.server = load();
-      progress("warm turns on a server done");
+    if (postgres.adminUrl === null) return;
+    const database = await createTestDatabase(postgres.adminUrl);
+    const onServer = await startBenchService("warm-server", { DATABASE_URL: database.url });
+    try {
+      say(overheadLine("server", (await measuredTurns(onServer, "warm")).samples));
+    } finally {
+      await onServer.close();
+      await database.drop();
     }
   } finally {
     await postgres.stop();
   }
+}
 
-  const bareResult = stats(bare.map((r) => r.toResult));
-  const warmDone = stats(warm.map((s) => s.toSucceeded));
-  const overhead = stats(warm.map((s) => s.before + s.after));
-  const overheadOnServer =
-    warmOnServer.length === 0 ? null : stats(warmOnServer.map((s) => s.before + s.after));
-  const ratio = warmDone.p50 / bareResult.p50;
+try {
+  if (ONLY_WARM) {
+    await warmRowsOnly();
+  } else {
+    // (c) bare `claude -p`, one isolated home for every run (its config exists after the first).
+    const bareHome = join(root, "bare-home");
+    const bareCwd = join(root, "bare-cwd");
+    mkdirSync(bareHome);
+    mkdirSync(bareCwd);
+    const bare = [];
+    for (let i = 0; i < WARMUP + BARE_RUNS; i += 1) {
+      const run = await bareRun(bareHome, bareCwd);
+      if (i >= WARMUP) bare.push(run);
+    }
+    loads.bare = load();
+    progress("bare runs done");
 
-  say("## Warm turns: the real `claude` CLI, kept process against a new one");
-  say("");
-  say(
-    `- ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, claude ${REAL_CLAUDE_VERSION} (pinned), ${new Date().toISOString().slice(0, 10)}`,
-  );
-  say(
-    `- load average (1, 5, 15 min): start ${loads.start}; after bare ${loads.bare}; after cold ${loads.cold}; after warm ${loads.warm}; after memory ${loads.end}${loads.server === undefined ? "" : `; after the server row ${loads.server}`}`,
-  );
-  say(
-    `- ${TURNS} measured turns per backend row after ${WARMUP} warm-up turns (and the project's first turn, which starts the session); ${BARE_RUNS} bare runs after ${WARMUP} warm-up runs; embedded database (PGlite) unless the row says a server; the stand-in Messages API answers "Done." at once; the client in a thread of its own`,
-  );
-  say("");
-  say(
-    "| row | start → first model call p50 | p90 | max | start → done p50 | p90 | max | model calls per turn |",
-  );
-  say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-  const calls = (values: number[]): string => [...new Set(values)].sort().join("/");
-  say(
-    `| (a) backend, cold (\`--resume\`, cap 0): message → …, → \`turn.succeeded\` | ${cells(stats(cold.map((s) => s.toFirstRequest)))} | ${cells(stats(cold.map((s) => s.toSucceeded)))} | ${calls(cold.map((s) => s.modelCalls))} |`,
-  );
-  say(
-    `| (b) backend, warm (kept process): message → …, → \`turn.succeeded\` | ${cells(stats(warm.map((s) => s.toFirstRequest)))} | ${cells(warmDone)} | ${calls(warm.map((s) => s.modelCalls))} |`,
-  );
-  if (warmOnServer.length > 0) {
+    // (a) cold: a cap of 0, so every turn starts `claude --resume`; one project, one writer.
+    const coldService = await startBenchService("cold", { TALKIDE_WARM_PROCESSES: "0" });
+    let cold: TurnSample[];
+    try {
+      ({ samples: cold } = await measuredTurns(coldService, "cold", "warm_disabled"));
+    } finally {
+      await coldService.close();
+    }
+    loads.cold = load();
+    progress("cold turns done");
+
+    // (b) warm: the default cap, the same project and writer, nothing changed between turns.
+    const warmService = await startBenchService("warm", {});
+    let warm: TurnSample[];
+    let oneAfterMany: GroupMemory;
+    let atCap: GroupMemory[];
+    try {
+      const measured = await measuredTurns(warmService, "warm");
+      warm = measured.samples;
+      loads.warm = load();
+      progress("warm turns done");
+
+      // Memory: the process kept after this project's turns, then the cap's worth of projects.
+      const [first] = await keptProcesses(warmService, 1);
+      if (first === undefined) throw new Error("no process kept");
+      oneAfterMany = groupMemory(first);
+      for (let p = 1; p < CAP; p += 1) {
+        const other = await newProject(warmService, measured.token);
+        await backendTurn(warmService, measured.token, other, "cold", "new_session");
+      }
+      atCap = (await keptProcesses(warmService, CAP)).map(groupMemory);
+    } finally {
+      await warmService.close();
+    }
+    loads.end = load();
+
+    // (b) again on a PostgreSQL server on loopback (the statements leave this thread there).
+    let warmOnServer: TurnSample[] = [];
+    const postgres = await benchPostgres();
+    try {
+      if (postgres.adminUrl !== null) {
+        const database = await createTestDatabase(postgres.adminUrl);
+        const serverService = await startBenchService("warm-server", {
+          DATABASE_URL: database.url,
+        });
+        try {
+          ({ samples: warmOnServer } = await measuredTurns(serverService, "warm"));
+        } finally {
+          await serverService.close();
+          await database.drop();
+        }
+        loads.server = load();
+        progress("warm turns on a server done");
+      }
+    } finally {
+      await postgres.stop();
+    }
+
+    const bareResult = stats(bare.map((r) => r.toResult));
+    const warmDone = stats(warm.map((s) => s.toSucceeded));
+    const overhead = stats(warm.map((s) => s.before + s.after));
+    const overheadOnServer =
+      warmOnServer.length === 0 ? null : stats(warmOnServer.map((s) => s.before + s.after));
+    const ratio = warmDone.p50 / bareResult.p50;
+
+    say("## Warm turns: the real `claude` CLI, kept process against a new one");
+    say("");
     say(
-      `| (b) backend, warm, PostgreSQL server: message → …, → \`turn.succeeded\` | ${cells(stats(warmOnServer.map((s) => s.toFirstRequest)))} | ${cells(stats(warmOnServer.map((s) => s.toSucceeded)))} | ${calls(warmOnServer.map((s) => s.modelCalls))} |`,
+      `- ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, claude ${REAL_CLAUDE_VERSION} (pinned), ${new Date().toISOString().slice(0, 10)}`,
+    );
+    say(
+      `- load average (1, 5, 15 min): start ${loads.start}; after bare ${loads.bare}; after cold ${loads.cold}; after warm ${loads.warm}; after memory ${loads.end}${loads.server === undefined ? "" : `; after the server row ${loads.server}`}`,
+    );
+    say(
+      `- ${TURNS} measured turns per backend row after ${WARMUP} warm-up turns (and the project's first turn, which starts the session); ${BARE_RUNS} bare runs after ${WARMUP} warm-up runs; embedded database (PGlite) unless the row says a server; the stand-in Messages API answers "Done." at once; the client in a thread of its own`,
+    );
+    say("");
+    say(
+      "| row | start → first model call p50 | p90 | max | start → done p50 | p90 | max | model calls per turn |",
+    );
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    const calls = (values: number[]): string => [...new Set(values)].sort().join("/");
+    say(
+      `| (a) backend, cold (\`--resume\`, cap 0): message → …, → \`turn.succeeded\` | ${cells(stats(cold.map((s) => s.toFirstRequest)))} | ${cells(stats(cold.map((s) => s.toSucceeded)))} | ${calls(cold.map((s) => s.modelCalls))} |`,
+    );
+    say(
+      `| (b) backend, warm (kept process): message → …, → \`turn.succeeded\` | ${cells(stats(warm.map((s) => s.toFirstRequest)))} | ${cells(warmDone)} | ${calls(warm.map((s) => s.modelCalls))} |`,
+    );
+    if (warmOnServer.length > 0) {
+      say(
+        `| (b) backend, warm, PostgreSQL server: message → …, → \`turn.succeeded\` | ${cells(stats(warmOnServer.map((s) => s.toFirstRequest)))} | ${cells(stats(warmOnServer.map((s) => s.toSucceeded)))} | ${calls(warmOnServer.map((s) => s.modelCalls))} |`,
+      );
+    }
+    say(
+      `| (c) bare \`claude -p\`: spawn → …, → \`result\` event | ${cells(stats(bare.map((r) => r.toFirstRequest)))} | ${cells(bareResult)} | ${calls(bare.map((r) => r.modelCalls))} |`,
+    );
+    say(
+      `| (c) bare \`claude -p\`: spawn → process exit | | | | ${cells(stats(bare.map((r) => r.toExit)))} | |`,
+    );
+    say("");
+    say("Where a backend turn's time goes (ms):");
+    say("");
+    say("| share | cold p50 | p90 | warm p50 | p90 | warm, server p50 | p90 |");
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    const both = (pick: (s: TurnSample) => number): string => {
+      const c = stats(cold.map(pick));
+      const w = stats(warm.map(pick));
+      const onServer =
+        warmOnServer.length === 0
+          ? "| – | –"
+          : `| ${f1(stats(warmOnServer.map(pick)).p50)} | ${f1(stats(warmOnServer.map(pick)).p90)}`;
+      return `${f1(c.p50)} | ${f1(c.p90)} | ${f1(w.p50)} | ${f1(w.p90)} ${onServer}`;
+    };
+    say(`| message sent → \`turn.queued\` at the client | ${both((s) => s.queued)} |`);
+    say(`| message sent → \`turn.started\` at the client | ${both((s) => s.started)} |`);
+    say(
+      `| backend before the CLI: message sent → process spawned (cold) / line written (warm) | ${both((s) => s.before)} |`,
+    );
+    say(
+      `| the CLI: spawned (cold) / line written (warm) → its model call arrives | ${both((s) => s.cliToRequest)} |`,
+    );
+    say(
+      `| the CLI: spawned (cold) / line written (warm) → \`result\` event | ${both((s) => s.cli)} |`,
+    );
+    say(
+      `| backend after the CLI: \`result\` event → \`turn.succeeded\` at the client | ${both((s) => s.after)} |`,
+    );
+    say(`| backend overhead per turn (before + after) | ${both((s) => s.before + s.after)} |`);
+    say("");
+    say(
+      "Memory of the kept processes (each a process group; RSS from VmRSS, PSS from smaps_rollup):",
+    );
+    say("");
+    say("| kept | processes | RSS (MiB) | PSS (MiB) |");
+    say("| --- | ---: | ---: | ---: |");
+    say(
+      `| one, after ${WARMUP + TURNS + 1} turns of its project | ${oneAfterMany.processes} | ${mib(oneAfterMany.rssKb)} | ${mib(oneAfterMany.pssKb)} |`,
+    );
+    for (const [i, m] of atCap.entries()) {
+      say(`| at the cap: process ${i + 1} | ${m.processes} | ${mib(m.rssKb)} | ${mib(m.pssKb)} |`);
+    }
+    say(
+      `| at the cap (${CAP}), total | ${atCap.reduce((s, m) => s + m.processes, 0)} | ${mib(atCap.reduce((s, m) => s + m.rssKb, 0))} | ${mib(atCap.reduce((s, m) => s + m.pssKb, 0))} |`,
+    );
+    say("");
+    say(
+      `Goal 1 (warm message → \`turn.succeeded\` ≤ 0.3 × bare spawn → \`result\`, at p50): ${f1(warmDone.p50)} / ${f1(bareResult.p50)} ms = ${ratio.toFixed(2)}× — ${ratio <= 0.3 ? "met" : "not met"}.`,
+    );
+    say(
+      `Goal 2 (the backend's own overhead on a warm turn < 10 ms at p50): embedded database ${f1(overhead.p50)} ms — ${overhead.p50 < 10 ? "met" : "not met"}${overheadOnServer === null ? "" : `; PostgreSQL server ${f1(overheadOnServer.p50)} ms — ${overheadOnServer.p50 < 10 ? "met" : "not met"}`}.`,
     );
   }
-  say(
-    `| (c) bare \`claude -p\`: spawn → …, → \`result\` event | ${cells(stats(bare.map((r) => r.toFirstRequest)))} | ${cells(bareResult)} | ${calls(bare.map((r) => r.modelCalls))} |`,
-  );
-  say(
-    `| (c) bare \`claude -p\`: spawn → process exit | | | | ${cells(stats(bare.map((r) => r.toExit)))} | |`,
-  );
-  say("");
-  say("Where a backend turn's time goes (ms):");
-  say("");
-  say("| share | cold p50 | p90 | warm p50 | p90 | warm, server p50 | p90 |");
-  say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-  const both = (pick: (s: TurnSample) => number): string => {
-    const c = stats(cold.map(pick));
-    const w = stats(warm.map(pick));
-    const onServer =
-      warmOnServer.length === 0
-        ? "| – | –"
-        : `| ${f1(stats(warmOnServer.map(pick)).p50)} | ${f1(stats(warmOnServer.map(pick)).p90)}`;
-    return `${f1(c.p50)} | ${f1(c.p90)} | ${f1(w.p50)} | ${f1(w.p90)} ${onServer}`;
-  };
-  say(`| message sent → \`turn.queued\` at the client | ${both((s) => s.queued)} |`);
-  say(`| message sent → \`turn.started\` at the client | ${both((s) => s.started)} |`);
-  say(
-    `| backend before the CLI: message sent → process spawned (cold) / line written (warm) | ${both((s) => s.before)} |`,
-  );
-  say(
-    `| the CLI: spawned (cold) / line written (warm) → its model call arrives | ${both((s) => s.cliToRequest)} |`,
-  );
-  say(
-    `| the CLI: spawned (cold) / line written (warm) → \`result\` event | ${both((s) => s.cli)} |`,
-  );
-  say(
-    `| backend after the CLI: \`result\` event → \`turn.succeeded\` at the client | ${both((s) => s.after)} |`,
-  );
-  say(`| backend overhead per turn (before + after) | ${both((s) => s.before + s.after)} |`);
-  say("");
-  say(
-    "Memory of the kept processes (each a process group; RSS from VmRSS, PSS from smaps_rollup):",
-  );
-  say("");
-  say("| kept | processes | RSS (MiB) | PSS (MiB) |");
-  say("| --- | ---: | ---: | ---: |");
-  say(
-    `| one, after ${WARMUP + TURNS + 1} turns of its project | ${oneAfterMany.processes} | ${mib(oneAfterMany.rssKb)} | ${mib(oneAfterMany.pssKb)} |`,
-  );
-  for (const [i, m] of atCap.entries()) {
-    say(`| at the cap: process ${i + 1} | ${m.processes} | ${mib(m.rssKb)} | ${mib(m.pssKb)} |`);
-  }
-  say(
-    `| at the cap (${CAP}), total | ${atCap.reduce((s, m) => s + m.processes, 0)} | ${mib(atCap.reduce((s, m) => s + m.rssKb, 0))} | ${mib(atCap.reduce((s, m) => s + m.pssKb, 0))} |`,
-  );
-  say("");
-  say(
-    `Goal 1 (warm message → \`turn.succeeded\` ≤ 0.3 × bare spawn → \`result\`, at p50): ${f1(warmDone.p50)} / ${f1(bareResult.p50)} ms = ${ratio.toFixed(2)}× — ${ratio <= 0.3 ? "met" : "not met"}.`,
-  );
-  say(
-    `Goal 2 (the backend's own overhead on a warm turn < 10 ms at p50): embedded database ${f1(overhead.p50)} ms — ${overhead.p50 < 10 ? "met" : "not met"}${overheadOnServer === null ? "" : `; PostgreSQL server ${f1(overheadOnServer.p50)} ms — ${overheadOnServer.p50 < 10 ? "met" : "not met"}`}.`,
-  );
 } finally {
   await client.close();
   await fake.close();

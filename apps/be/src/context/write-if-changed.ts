@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -13,6 +14,15 @@ export interface WriteHooks {
 async function readIfExists(path: string): Promise<Buffer | null> {
   try {
     return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function readIfExistsNow(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
@@ -53,15 +63,18 @@ async function writeAtomically(path: string, bytes: Buffer, hooks: WriteHooks): 
 }
 
 /**
- * writeFileIfChanged for several files: what is on disk is read for all of them at once, and
- * the ones that differ are written one after the other, in the order given (a reader that
- * sees a later file changed sees the earlier ones changed too). Returns whether each was written.
+ * writeFileIfChanged for a turn's few context files: what is on disk is read first for all of
+ * them, and the ones that differ are written one after the other, in the order given (a reader
+ * that sees a later file changed sees the earlier ones changed too). Returns whether each was
+ * written. The reads are synchronous on purpose: a few small local files read in microseconds,
+ * while each asynchronous read takes several rounds through libuv's thread pool (open, stat,
+ * read, close) before every turn.
  */
 export async function writeFilesIfChanged(
   files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
   hooks: WriteHooks = {},
 ): Promise<boolean[]> {
-  const current = await Promise.all(files.map((file) => readIfExists(file.path)));
+  const current = files.map((file) => readIfExistsNow(file.path));
   const written: boolean[] = [];
   for (const [index, file] of files.entries()) {
     const bytes = Buffer.from(file.content, "utf8");

@@ -4,6 +4,7 @@ import {
   definedEntries,
   perTurnCostUsd,
   readRuntimeTranscript,
+  TranscriptLedger,
   WorkspaceIsolationError,
   type ClaudeTurnResult,
   type OrphanWatchdog,
@@ -336,7 +337,11 @@ async function recordSuccess(
     lastMessageId: result.lastMessageId,
     cumulativeCostUsd: result.totalCostUsd,
   });
-  const transcript = await readRuntimeTranscript(ctx.claudeConfigDir, result.sessionId);
+  const transcript = await readRuntimeTranscript(
+    ctx.claudeConfigDir,
+    result.sessionId,
+    TranscriptLedger.of(ctx.db).projectDirOf(sessionId),
+  );
   await recordTurnSuccess(ctx.db, {
     turnId,
     sessionId,
