@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 
@@ -11,16 +11,7 @@ export interface WriteHooks {
   readonly beforeWrite?: (targetPath: string) => Promise<void>;
 }
 
-async function readIfExists(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
-
-function readIfExistsNow(path: string): Buffer | null {
+function readIfExists(path: string): Buffer | null {
   try {
     return readFileSync(path);
   } catch (error) {
@@ -40,11 +31,34 @@ export async function writeFileIfChanged(
   content: string,
   hooks: WriteHooks = {},
 ): Promise<boolean> {
-  const bytes = Buffer.from(content, "utf8");
-  const current = await readIfExists(path);
-  if (current?.equals(bytes)) return false;
-  await writeAtomically(path, bytes, hooks);
-  return true;
+  const [written] = await writeFilesIfChanged([{ path, content }], hooks);
+  return written === true;
+}
+
+/**
+ * writeFileIfChanged for several files, such as a turn's context files: what is on disk is
+ * read first for all of them, and the ones that differ are written one after the other, in the
+ * order given (a reader that sees a later file changed sees the earlier ones changed too).
+ * Returns whether each was written. The reads are synchronous on purpose: a few small local
+ * files read in microseconds, while each asynchronous read takes several rounds through
+ * libuv's thread pool (open, stat, read, close) before every turn.
+ */
+export async function writeFilesIfChanged(
+  files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
+  hooks: WriteHooks = {},
+): Promise<boolean[]> {
+  const current = files.map((file) => readIfExists(file.path));
+  const written: boolean[] = [];
+  for (const [index, file] of files.entries()) {
+    const bytes = Buffer.from(file.content, "utf8");
+    if (current[index]?.equals(bytes) === true) {
+      written.push(false);
+      continue;
+    }
+    await writeAtomically(file.path, bytes, hooks);
+    written.push(true);
+  }
+  return written;
 }
 
 async function writeAtomically(path: string, bytes: Buffer, hooks: WriteHooks): Promise<void> {
@@ -60,32 +74,6 @@ async function writeAtomically(path: string, bytes: Buffer, hooks: WriteHooks): 
     fsync: true,
     ...(tmpfileCreated === undefined ? {} : { tmpfileCreated }),
   });
-}
-
-/**
- * writeFileIfChanged for a turn's few context files: what is on disk is read first for all of
- * them, and the ones that differ are written one after the other, in the order given (a reader
- * that sees a later file changed sees the earlier ones changed too). Returns whether each was
- * written. The reads are synchronous on purpose: a few small local files read in microseconds,
- * while each asynchronous read takes several rounds through libuv's thread pool (open, stat,
- * read, close) before every turn.
- */
-export async function writeFilesIfChanged(
-  files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
-  hooks: WriteHooks = {},
-): Promise<boolean[]> {
-  const current = files.map((file) => readIfExistsNow(file.path));
-  const written: boolean[] = [];
-  for (const [index, file] of files.entries()) {
-    const bytes = Buffer.from(file.content, "utf8");
-    if (current[index]?.equals(bytes) === true) {
-      written.push(false);
-      continue;
-    }
-    await writeAtomically(file.path, bytes, hooks);
-    written.push(true);
-  }
-  return written;
 }
 
 /**
