@@ -5,8 +5,9 @@ import { fc } from "@fast-check/vitest";
 import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
 import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openDatabase, type Database } from "../db/connect.ts";
+import { describe, expect, test } from "vitest";
+import { openDatabase } from "../db/connect.ts";
+import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import {
   loadSessionTranscript,
@@ -22,35 +23,23 @@ const TURN_C = "00000000-0000-4000-8000-00000000000c";
 const line = (n: number): string => `{"n":${n},"text":"řádek ${n} 🦀"}\n`;
 const lines = (count: number): string => Array.from({ length: count }, (_, i) => line(i)).join("");
 
-let dir: string;
-let database: Database;
+const embedded = useMigratedEmbeddedDatabase("talkide-transcripts-");
 let sessionCounter = 0;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "talkide-transcripts-"));
-  database = await openDatabase({ databaseUrl: null, dataDir: dir });
-  await migrateToLatest(database.db);
-});
-
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 /** A session of a project of its own (a project has one open session at a time). */
 async function newSession(): Promise<SessionRow> {
   sessionCounter += 1;
-  await database.db
+  await embedded.database.db
     .insertInto("projects")
     .values({
       id: sessionCounter,
       name: `P${sessionCounter}`,
       url: null,
       description: null,
-      workspace_dir: join(dir, `ws${sessionCounter}`),
+      workspace_dir: join(embedded.dir, `ws${sessionCounter}`),
     })
     .execute();
-  return database.db
+  return embedded.database.db
     .insertInto("agent_sessions")
     .values({
       project_id: sessionCounter,
@@ -62,7 +51,7 @@ async function newSession(): Promise<SessionRow> {
 }
 
 async function parts(sessionId: string): Promise<Array<{ seq: number; content: string }>> {
-  return database.db
+  return embedded.database.db
     .selectFrom("agent_session_transcript_parts")
     .select(["seq", "content"])
     .where("agent_session_id", "=", sessionId)
@@ -79,17 +68,19 @@ const transcript = (content: string, sessionId = "c1a0de01-0000", projectDir = "
 describe("a session's transcript is stored in parts", () => {
   test("each turn appends what the CLI added; the parts together are the file", async () => {
     const session = await newSession();
-    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
-    await storeSessionTranscript(database.db, session.id, TURN_B, transcript(lines(5)));
-    await storeSessionTranscript(database.db, session.id, TURN_C, transcript(lines(5)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_B, transcript(lines(5)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_C, transcript(lines(5)));
     expect(await parts(session.id)).toEqual([
       { seq: 1, content: lines(3) },
       { seq: 2, content: line(3) + line(4) },
     ]);
-    expect(await loadSessionTranscript(database.db, session.id)).toEqual(transcript(lines(5)));
+    expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
+      transcript(lines(5)),
+    );
 
-    const configDir = join(dir, "config");
-    expect(await materialiseSessionTranscript(database.db, configDir, session)).toBe(true);
+    const configDir = join(embedded.dir, "config");
+    expect(await materialiseSessionTranscript(embedded.database.db, configDir, session)).toBe(true);
     expect(readFileSync(join(configDir, "projects", "-ws", "c1a0de01-0000.jsonl"), "utf8")).toBe(
       lines(5),
     );
@@ -97,41 +88,43 @@ describe("a session's transcript is stored in parts", () => {
 
   test("a file that no longer begins with the stored copy is stored whole again, as the only part", async () => {
     const session = await newSession();
-    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
-    await storeSessionTranscript(database.db, session.id, TURN_B, transcript(lines(4)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_B, transcript(lines(4)));
     const rewritten = lines(4).replace('"n":1,', '"n":1,"edited":true,');
-    await storeSessionTranscript(database.db, session.id, TURN_C, transcript(rewritten));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_C, transcript(rewritten));
     expect(await parts(session.id)).toEqual([{ seq: 1, content: rewritten }]);
-    expect((await loadSessionTranscript(database.db, session.id))?.content).toBe(rewritten);
+    expect((await loadSessionTranscript(embedded.database.db, session.id))?.content).toBe(
+      rewritten,
+    );
   });
 
   test("another session id or folder, or a shorter file, replaces the stored copy", async () => {
     const session = await newSession();
-    await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
     await storeSessionTranscript(
-      database.db,
+      embedded.database.db,
       session.id,
       TURN_B,
       transcript(lines(4), "c2a0de02-0000"),
     );
-    expect(await loadSessionTranscript(database.db, session.id)).toEqual(
+    expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
       transcript(lines(4), "c2a0de02-0000"),
     );
     expect(await parts(session.id)).toHaveLength(1);
     await storeSessionTranscript(
-      database.db,
+      embedded.database.db,
       session.id,
       TURN_C,
       transcript(lines(4), "c2a0de02-0000", "-other"),
     );
     expect(await parts(session.id)).toHaveLength(1);
     await storeSessionTranscript(
-      database.db,
+      embedded.database.db,
       session.id,
       TURN_A,
       transcript(lines(2), "c2a0de02-0000", "-other"),
     );
-    expect(await loadSessionTranscript(database.db, session.id)).toEqual(
+    expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
       transcript(lines(2), "c2a0de02-0000", "-other"),
     );
   });
@@ -139,11 +132,16 @@ describe("a session's transcript is stored in parts", () => {
   test(`after ${MAX_TRANSCRIPT_PARTS} parts the next turn stores the whole file again, as one part`, async () => {
     const session = await newSession();
     for (let count = 1; count <= MAX_TRANSCRIPT_PARTS + 1; count += 1) {
-      await storeSessionTranscript(database.db, session.id, TURN_A, transcript(lines(count)));
+      await storeSessionTranscript(
+        embedded.database.db,
+        session.id,
+        TURN_A,
+        transcript(lines(count)),
+      );
     }
     expect(await parts(session.id)).toEqual([{ seq: 1, content: lines(MAX_TRANSCRIPT_PARTS + 1) }]);
     await storeSessionTranscript(
-      database.db,
+      embedded.database.db,
       session.id,
       TURN_B,
       transcript(lines(MAX_TRANSCRIPT_PARTS + 2)),
@@ -153,8 +151,10 @@ describe("a session's transcript is stored in parts", () => {
 
   test("nothing stored: nothing to materialise", async () => {
     const session = await newSession();
-    expect(await loadSessionTranscript(database.db, session.id)).toBeNull();
-    expect(await materialiseSessionTranscript(database.db, join(dir, "none"), session)).toBe(false);
+    expect(await loadSessionTranscript(embedded.database.db, session.id)).toBeNull();
+    expect(
+      await materialiseSessionTranscript(embedded.database.db, join(embedded.dir, "none"), session),
+    ).toBe(false);
   });
 
   test("property: after any sequence of writes, the stored transcript is the last file written", async () => {
@@ -172,8 +172,15 @@ describe("a session's transcript is stored in parts", () => {
           if (s === "rewrite") content = content.length === 0 ? "x\n" : `!${content.slice(1)}`;
           else if (s === "restart") content = "";
           else content += s.map((text) => `${JSON.stringify(text)}\n`).join("");
-          await storeSessionTranscript(database.db, session.id, TURN_A, transcript(content));
-          expect((await loadSessionTranscript(database.db, session.id))?.content).toBe(content);
+          await storeSessionTranscript(
+            embedded.database.db,
+            session.id,
+            TURN_A,
+            transcript(content),
+          );
+          expect((await loadSessionTranscript(embedded.database.db, session.id))?.content).toBe(
+            content,
+          );
         }
       }),
       { numRuns: 40 },

@@ -1,36 +1,21 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../db/connect.ts";
-import { migrateToLatest } from "../db/migrate.ts";
+import { describe, expect, it } from "vitest";
+import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.ts";
 import { createProject } from "./projects.ts";
 import { insertQueuedTurn, loadTurnEvents, queuedEvent } from "./turns.ts";
 import { createUser } from "./users.ts";
 
-let dir: string;
-let database: Database;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "talkide-turns-"));
-  database = await openDatabase({ databaseUrl: null, dataDir: dir });
-  await migrateToLatest(database.db);
-});
-
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const embedded = useMigratedEmbeddedDatabase("talkide-turns-");
 
 describe("insertQueuedTurn", () => {
   // The first event is written by SQL (with the turn, in one statement) and built in memory
   // for a turn that starts where it was queued: a stream must get the same event either way.
   it("stores the turn's first event exactly as queuedEvent builds it", async () => {
-    const { db } = database;
+    const { db } = embedded.database;
     const { user } = await createUser(db, { email: "anna@example.com", displayName: "Anna" });
     const project = await createProject(db, {
       userId: user.id,
-      workspacesDir: join(dir, "workspaces"),
+      workspacesDir: join(embedded.dir, "workspaces"),
       input: { name: "Shop", member: { salutation: "Anna" } },
     });
     const member = await db
