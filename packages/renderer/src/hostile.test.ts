@@ -6,7 +6,12 @@ import { renderClaudeMd } from "./render.ts";
 import { trimUnicode, validStateArb } from "./test-support/arbitraries.ts";
 import { FIELDS, hostileArb, withHostile, type Field } from "./test-support/hostile.ts";
 import { readLayout } from "./test-support/layout.ts";
-import { expectedLine, expectedOptional, expectedQuotedLines } from "./test-support/oracle.ts";
+import {
+  expectedLine,
+  expectedOptional,
+  expectedQuotedLines,
+  expectedSalutation,
+} from "./test-support/oracle.ts";
 
 /**
  * Hostile strings (test-support/hostile.ts) in any field are either refused with invalid_field
@@ -97,7 +102,7 @@ describe("hostile strings", () => {
           );
           break;
         case "salutation":
-          expect(layout.members.map((m) => m.salutation)).toContain(expectedLine(hostile));
+          expect(layout.members.map((m) => m.salutation)).toContain(expectedSalutation(hostile));
           break;
         case "teamBriefing":
           expect(layout.members.map((m) => m.quotedLines)).toContainEqual(

@@ -17,6 +17,7 @@ import {
   expectedLine,
   expectedOptional,
   expectedQuotedLines,
+  expectedSalutation,
   expectedTech,
 } from "./test-support/oracle.ts";
 
@@ -85,10 +86,10 @@ describe("properties of the rendered CLAUDE.md", () => {
       );
       const ordered = rosterOrder(generated).map((index) => team[index]);
       expect(layout.members.map((member) => member.salutation)).toEqual(
-        ordered.map((member) => expectedLine(member?.salutation ?? "")),
+        ordered.map((member) => expectedSalutation(member?.salutation ?? "")),
       );
       const active = team.find((member) => member.id === activeMemberId);
-      expect(layout.activeSalutation).toBe(expectedLine(active?.salutation ?? ""));
+      expect(layout.activeSalutation).toBe(expectedSalutation(active?.salutation ?? ""));
     },
   );
 
@@ -211,7 +212,7 @@ describe("properties of the rendered CLAUDE.md", () => {
       expect(after.lastIndexOf(marker) + marker.length).toBe(cut);
       expect(after.slice(0, cut)).toBe(before.slice(0, cut));
       const writer = team.find((member) => member.id === other);
-      expect(after.slice(cut)).toBe(`${expectedLine(writer?.salutation ?? "")}\n`);
+      expect(after.slice(cut)).toBe(`${expectedSalutation(writer?.salutation ?? "")}\n`);
     },
   );
 

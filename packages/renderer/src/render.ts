@@ -1,4 +1,4 @@
-import { importSafe } from "./import-safe.ts";
+import { escapeLineStartUserText, escapeUserText } from "@talkide/text";
 import type { RenderState } from "./state.ts";
 import {
   ACTIVE_WRITER_HEADING,
@@ -67,26 +67,26 @@ function renderSharedPart(state: RenderState): string {
   const project = state.project;
   let text =
     PROJECT_NAME +
-    importSafe(project.name) +
+    escapeUserText(project.name) +
     PROJECT_URL +
-    (project.url === null ? EM_DASH : importSafe(project.url)) +
+    (project.url === null ? EM_DASH : escapeUserText(project.url)) +
     PROJECT_DESCRIPTION +
-    (project.description === null ? EM_DASH : importSafe(project.description)) +
+    (project.description === null ? EM_DASH : escapeUserText(project.description)) +
     PROJECT_BACKEND +
-    importSafe(project.backendLanguage) +
+    escapeUserText(project.backendLanguage) +
     TECH_SEPARATOR +
-    importSafe(project.backendFramework) +
+    escapeUserText(project.backendFramework) +
     PROJECT_FRONTEND +
-    importSafe(project.frontendLanguage) +
+    escapeUserText(project.frontendLanguage) +
     TECH_SEPARATOR +
-    importSafe(project.frontendFramework) +
+    escapeUserText(project.frontendFramework) +
     MIDDLE;
   for (const member of state.team) {
     text +=
       MEMBER_OPEN +
-      importSafe(member.salutation) +
+      escapeLineStartUserText(member.salutation) +
       MEMBER_BRIEFING +
-      quoteBriefing(member.teamBriefing === null ? EM_DASH : importSafe(member.teamBriefing)) +
+      quoteBriefing(member.teamBriefing === null ? EM_DASH : escapeUserText(member.teamBriefing)) +
       "\n";
   }
   return text + BEFORE_ACTIVE_WRITER;
@@ -96,7 +96,7 @@ function renderSharedPart(state: RenderState): string {
 function renderActiveWriter(state: RenderState): string {
   for (const member of state.team) {
     if (member.id === state.activeMemberId)
-      return ACTIVE_WRITER_HEADING + importSafe(member.salutation) + "\n";
+      return ACTIVE_WRITER_HEADING + escapeLineStartUserText(member.salutation) + "\n";
   }
   // parseRenderState admits no state whose active member is missing from the team.
   throw new Error("unreachable: the render state was not produced by parseRenderState");

@@ -26,3 +26,10 @@ export {
   type Instant,
   type Rfc3339Options,
 } from "./rfc3339.ts";
+export {
+  escapeLineStartUserText,
+  escapeUserText,
+  escapeWithBackslashes,
+  LINE_START_ESCAPED,
+  USER_TEXT_ESCAPED,
+} from "./escape.ts";

@@ -3,7 +3,7 @@
 // independent of @talkide/renderer on purpose: two readings of one text must agree.
 
 import { startsWithUnicode13Letter, toLowerCaseDefault, toNfc } from "../unicode/unicode-13.ts";
-import { importSafe, importSafeOrNull } from "./import-safe.ts";
+import { escaped, escapedLineStart, escapedOrNull } from "./escape.ts";
 import { type Instant, parseInstant } from "./instant.ts";
 import { elementPath, keyPath } from "./state-path.ts";
 import {
@@ -114,31 +114,31 @@ function normalizeDocument(document: unknown): ClaudeMdContext {
   const activeMemberId = text(activeIdValue, "activeMemberId");
   if (!team.some((member) => member.id === activeMemberId))
     throw new StateFault("unknown_active_member", "activeMemberId");
-  return importSafeContext(project, team, activeMemberId);
+  return escapedContext(project, team, activeMemberId);
 }
 
-/** The last step, after every check: user values in their import-safe form. */
-function importSafeContext(
+/** The last step, after every check: user values in their escaped form. */
+function escapedContext(
   project: ClaudeMdContext["project"],
   team: readonly ClaudeMdMember[],
   activeMemberId: string,
 ): ClaudeMdContext {
   const safeTeam = team.map((member) => ({
     ...member,
-    salutation: importSafe(member.salutation),
-    teamBriefing: importSafeOrNull(member.teamBriefing),
+    salutation: escapedLineStart(member.salutation),
+    teamBriefing: escapedOrNull(member.teamBriefing),
   }));
   const activeMember = safeTeam.find((member) => member.id === activeMemberId);
   if (activeMember === undefined) throw new StateFault("unknown_active_member", "activeMemberId");
   return {
     project: {
-      name: importSafe(project.name),
-      url: importSafeOrNull(project.url),
-      description: importSafeOrNull(project.description),
-      backendLanguage: importSafe(project.backendLanguage),
-      backendFramework: importSafe(project.backendFramework),
-      frontendLanguage: importSafe(project.frontendLanguage),
-      frontendFramework: importSafe(project.frontendFramework),
+      name: escaped(project.name),
+      url: escapedOrNull(project.url),
+      description: escapedOrNull(project.description),
+      backendLanguage: escaped(project.backendLanguage),
+      backendFramework: escaped(project.backendFramework),
+      frontendLanguage: escaped(project.frontendLanguage),
+      frontendFramework: escaped(project.frontendFramework),
     },
     team: safeTeam,
     activeMember,

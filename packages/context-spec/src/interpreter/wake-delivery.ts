@@ -4,7 +4,7 @@
 // readings of one text must agree. Optional parts of the layout are lists of zero or one
 // element, so the template's {{#each}} shows or leaves them out.
 
-import { importSafe } from "./import-safe.ts";
+import { escaped } from "./escape.ts";
 import { trimWhiteSpace } from "./unicode.ts";
 
 export interface WakeRefusal {
@@ -100,22 +100,27 @@ function isTimestamp(value: string): boolean {
 
 /**
  * Multi-line rule: line breaks to \n, other controls but tab to U+FFFD, trimmed; then the
- * import-safe form.
+ * escaped form.
  */
 function multiLine(value: string): string {
-  return importSafe(
+  return escaped(
     trimWhiteSpace(value.replace(LINE_BREAK, "\n").replace(CONTROL_BUT_TAB_AND_LF, "\uFFFD")),
   );
 }
 
-/** Single-line rule: white space runs to one space, trimmed, controls to U+FFFD; import-safe. */
+/** Single-line rule: white space runs to one space, trimmed, controls to U+FFFD; escaped. */
 function singleLine(value: string): string {
-  return importSafe(trimWhiteSpace(value.replace(WHITE_SPACE_RUN, " ")).replace(CONTROL, "\uFFFD"));
+  return escaped(trimWhiteSpace(value.replace(WHITE_SPACE_RUN, " ")).replace(CONTROL, "\uFFFD"));
 }
 
 /** On a line of the prompt's own: bare when a safe token, else a JSON string. */
 function bareOrJson(value: string): string {
-  return SAFE_TOKEN.test(value) ? value : JSON.stringify(value);
+  return SAFE_TOKEN.test(value) ? value : jsonString(value);
+}
+
+/** A JSON string with every `<` written as the JSON escape `\u003c`, so none stands bare. */
+function jsonString(value: string): string {
+  return JSON.stringify(value).replace(/</gu, "\\u003c");
 }
 
 function isSafeArgument(value: string): boolean {
@@ -250,7 +255,7 @@ function taskSuffix(d: Document): string {
   const assignee = kind === "agent" ? agentId : kind === "user" ? userId : null;
   if (assignee !== null) parts.push(`assignee=${kind ?? ""}:${assignee}`);
   const title = singleLine(textOf(d["task_title"]) ?? "");
-  if (title !== "") parts.push(`title=${JSON.stringify(title)}`);
+  if (title !== "") parts.push(`title=${jsonString(title)}`);
   return ` [${parts.join(" ")}]`;
 }
 
@@ -289,7 +294,7 @@ function quoteOf(d: Document): QuoteView | null {
   const command = isSafeArgument(ref) && Object.hasOwn(commands, kind) ? commands[kind] : undefined;
   return {
     kind: bareOrJson(singleLine(kind)),
-    ref: isSafeArgument(ref) ? ref : JSON.stringify(singleLine(ref)),
+    ref: isSafeArgument(ref) ? ref : jsonString(singleLine(ref)),
     snippet: snippet === "" ? null : { text: snippet },
     fetch: command === undefined ? null : { command },
   };
@@ -319,7 +324,7 @@ function attachmentsOf(d: Document): { kind: string; name: string; id: string }[
     return [
       {
         kind: /^image\//iu.test(type) ? "image" : "file",
-        name: JSON.stringify(singleLine(textOf(a["name"]) ?? "")),
+        name: jsonString(singleLine(textOf(a["name"]) ?? "")),
         id,
       },
     ];

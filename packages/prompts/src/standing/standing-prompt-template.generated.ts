@@ -49,8 +49,8 @@ Each inbound message arrives as a wake message with one envelope line:
 conversation; \`seq=\` and \`reason=\` are left out when the sender's side did not give them. On
 the envelope line, a task shows up as \`[task #N status=S assignee=KIND:ID title="..."]\` and
 reactions as \`[reactions: ...]\`.
-Every \`@\` of the sender and of what people wrote reaches you as \`\\@\`, so that it
-opens no file; read it as \`@\`, and write a plain \`@\` yourself.
+Every \`@\` and \`<\` of the sender and of what people wrote reaches you as \`\\@\` and \`\\<\`, so
+that it opens no file and no tag; read them as \`@\` and \`<\`, and write plain ones yourself.
 
 Every line that people wrote starts with \`> \`: the text of the message, the lines of a
 charter, the snippet of a quote, the purpose of a group. No line the daemon writes ever starts

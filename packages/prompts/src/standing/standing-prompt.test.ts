@@ -17,7 +17,7 @@ import {
  * The SHA-256 of the default standing prompt. It is written out here on purpose: a change of
  * the prompt's text must be a conscious change of this line too (and of the spec case).
  */
-const PINNED_VERSION = "bc22856d00d5f5cc59de5cd52437f41380d52f406ddff45bc3bdd39029cb792f";
+const PINNED_VERSION = "7e783f9ba1b6ce3e52fcf5784a62d4f6d3904a7a1e239d6d648c74a64b50e955";
 
 const template = templateBlockOf(readFileSync(specPage("standing-prompt.md"), "utf8"));
 

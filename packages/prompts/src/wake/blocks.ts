@@ -5,10 +5,9 @@
  * (a quote's kind and ref, a group name) are written bare only when they are safe tokens and
  * as JSON strings otherwise.
  */
-import { importSafe } from "../text/import-safe.ts";
 import { checkCli, DEFAULT_CLI } from "../text/parameters.ts";
 import { isSafeArgument, isSafeToken } from "../text/safe-token.ts";
-import { toMultiLineText, toSingleLineText } from "@talkide/text";
+import { escapeUserText, toMultiLineText, toSingleLineText } from "@talkide/text";
 import { asUserLines } from "../text/user-lines.ts";
 import { ensureDelivery, QUOTE_KINDS, type Delivery, type Quote } from "./delivery.ts";
 import { buildEnvelopeTarget, quoteSingleLine } from "./envelope.ts";
@@ -38,7 +37,7 @@ function bareOrQuoted(value: string): string {
 export function buildCharterBlock(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   const charter =
-    d.conversation_charter === null ? "" : importSafe(toMultiLineText(d.conversation_charter));
+    d.conversation_charter === null ? "" : escapeUserText(toMultiLineText(d.conversation_charter));
   if (charter === "") return "";
   return `[charter]\n${asUserLines(charter)}\n[/charter]`;
 }
@@ -81,7 +80,7 @@ export function buildQuoteBlock(delivery: Delivery, options?: WakePromptOptions)
   const fetch = fetchCommand(quote, cli);
   const ref = isSafeArgument(quote.ref) ? quote.ref : quoteSingleLine(quote.ref);
   const lines = ["[quote", `${INDENT}kind=${bareOrQuoted(quote.kind)} ref=${ref}`];
-  const snippet = quote.snippet === null ? "" : importSafe(toSingleLineText(quote.snippet));
+  const snippet = quote.snippet === null ? "" : escapeUserText(toSingleLineText(quote.snippet));
   if (snippet !== "") lines.push(asUserLines(snippet));
   if (fetch !== null) lines.push(`${INDENT}fetch: ${fetch}`);
   lines.push("[/quote]");
@@ -103,7 +102,7 @@ export function buildGroupContextBlock(delivery: Delivery, options?: WakePromptO
   const purpose =
     d.conversation_description === null
       ? ""
-      : importSafe(toSingleLineText(d.conversation_description));
+      : escapeUserText(toSingleLineText(d.conversation_description));
   if (purpose !== "") lines.push(`${INDENT}purpose:`, asUserLines(purpose));
   if (lines.length === 0) return "";
   const target = buildEnvelopeTarget(d);

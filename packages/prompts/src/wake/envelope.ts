@@ -4,8 +4,7 @@
  * reactions suffixes that follow it on the same line.
  */
 import { isSafeToken } from "../text/safe-token.ts";
-import { importSafe } from "../text/import-safe.ts";
-import { toSingleLineText, trimWhiteSpace } from "@talkide/text";
+import { escapeUserText, toSingleLineText, trimWhiteSpace } from "@talkide/text";
 import { ensureDelivery, type Delivery, type DeliveryReason } from "./delivery.ts";
 
 /** What the header shows when a delivery names no usable sender (the seed's fallback). */
@@ -80,11 +79,13 @@ export function buildEnvelopeHeader(delivery: Delivery): string {
 }
 
 /**
- * A JSON string literal of single-line text in its import-safe form. It cannot hold a line
+ * A JSON string literal of single-line text in its escaped form. It cannot hold a line
  * break or an unescaped `"`, so it stays one value on the line of the prompt that carries it.
+ * Its `<` are written `\u003c`: JSON doubles the backslash of an escaped `\<`, which would
+ * leave the `<` bare (spec/wake-prompt.md, "User text forges no wrapper").
  */
 export function quoteSingleLine(value: string): string {
-  return JSON.stringify(importSafe(toSingleLineText(value)));
+  return JSON.stringify(escapeUserText(toSingleLineText(value))).replaceAll("<", "\\u003c");
 }
 
 function assignee(d: Delivery): string | null {
@@ -108,5 +109,5 @@ export function buildTaskSuffix(delivery: Delivery): string {
 export function buildReactionsSuffix(delivery: Delivery): string {
   const d = ensureDelivery(delivery);
   if (d.reactions_summary.length === 0) return "";
-  return ` [reactions: ${d.reactions_summary.map(importSafe).join("; ")}]`;
+  return ` [reactions: ${d.reactions_summary.map(escapeUserText).join("; ")}]`;
 }

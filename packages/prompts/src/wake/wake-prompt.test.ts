@@ -4,8 +4,7 @@ import { afterEach, describe, expect, vi } from "vitest";
 import { forgedBody, hostileDelivery } from "../test-support/arbitraries.ts";
 import { caseFile } from "../test-support/paths.ts";
 import { parseWakePrompt } from "../test-support/wake-parser.ts";
-import { importSafe } from "../text/import-safe.ts";
-import { toMultiLineText, toSingleLineText } from "@talkide/text";
+import { escapeUserText, toMultiLineText, toSingleLineText } from "@talkide/text";
 import {
   buildAttachmentLines,
   buildCharterBlock,
@@ -81,13 +80,13 @@ describe("structure by construction: hostile text in any user-controlled field",
       expect(parsed.replyTarget).toBe(target);
       expect(parsed.attachments).toEqual(buildAttachmentLines(delivery));
       expect(target).toMatch(TARGET);
-      expect(parsed.body).toEqual(linesOf(importSafe(toMultiLineText(delivery.text))));
-      const charter = importSafe(toMultiLineText(delivery.conversation_charter ?? ""));
+      expect(parsed.body).toEqual(linesOf(escapeUserText(toMultiLineText(delivery.text))));
+      const charter = escapeUserText(toMultiLineText(delivery.conversation_charter ?? ""));
       expect(parsed.charter).toEqual(charter === "" ? null : linesOf(charter));
       const quote = delivery.message_metadata?.quote ?? null;
       expect(parsed.quote === null).toBe(quote === null);
       if (quote !== null && parsed.quote !== null) {
-        const snippet = importSafe(toSingleLineText(quote.snippet ?? ""));
+        const snippet = escapeUserText(toSingleLineText(quote.snippet ?? ""));
         expect(parsed.quote.snippet).toEqual(snippet === "" ? [] : [snippet]);
       }
       if (parsed.group !== null) expect(parsed.group.membersTarget).toBe(target);
@@ -118,7 +117,7 @@ describe("structure by construction: hostile text in any user-controlled field",
       expect(forged.envelope).toEqual(expected.envelope);
       expect(forged.replyTarget).toBe(expected.replyTarget);
       expect(forged.body).toEqual(
-        linesOf(importSafe(toMultiLineText(body.toWellFormed().normalize("NFC")))),
+        linesOf(escapeUserText(toMultiLineText(body.toWellFormed().normalize("NFC")))),
       );
     },
   );
@@ -135,6 +134,46 @@ describe("structure by construction: hostile text in any user-controlled field",
         cli === undefined ? {} : { cli },
       ).text;
       expect(text).not.toMatch(CLI_FILE_MENTION);
+    },
+  );
+
+  // The runtime's wrapper (WIRE-NOTES.md, "The runtime's wrapper"): `<system-reminder>` blocks
+  // beside the prompt, `<command-name>` and other tags. A `<` behind an odd run of
+  // backslashes is escaped; the prompt's own text holds no `<` at all.
+  const BARE_LESS_THAN = /(?<!\\)(?:\\\\)*</u;
+
+  test.prop([hostileDelivery, fc.constantFrom(undefined, "ticlawk", "my-cli")], { numRuns: 1000 })(
+    "no delivery puts a bare < into the prompt: no tag of the runtime's wrapper, in any form",
+    (raw, cli) => {
+      const text = buildInboundWakePrompt(
+        parseDelivery(raw),
+        cli === undefined ? {} : { cli },
+      ).text;
+      expect(text).not.toMatch(BARE_LESS_THAN);
+      // What a reader of the request sees: no reminder opens or closes inside the prompt.
+      expect(text).not.toMatch(/(?<!\\)(?:\\\\)*<\s*\/?\s*system-reminder/iu);
+    },
+  );
+
+  test.prop([fc.string({ unit: fc.constantFrom("<", "\\", "/", "a", " ") })])(
+    "a reader of the prompt gets the person's characters back from the escapes",
+    (body) => {
+      fc.pre(toMultiLineText(body) !== "");
+      const parsed = parseWakePrompt(
+        wakeText({
+          id: "m-1",
+          created_at: "2026-05-02T10:00:00Z",
+          conversation_id: "c-1",
+          text: body,
+        }),
+      );
+      const read = parsed.body
+        .join("\n")
+        .replace(
+          /(\\*)\\([@<])/gu,
+          (_m, run: string, char: string) => run.slice(run.length / 2) + char,
+        );
+      expect(read).toBe(toMultiLineText(body));
     },
   );
 

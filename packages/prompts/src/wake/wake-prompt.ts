@@ -12,12 +12,12 @@
  *     the reply instruction, with the exact target
  *
  * Every line of user text starts with `> ` and no other line does (see `asUserLines`), and
- * every user value is in its import-safe form (see `importSafe`), so no `@` the prompt holds
- * stands at a word start, where the CLI would read a file.
+ * every user value is in its escaped form (`escapeUserText` of `@talkide/text`), so no `@` the
+ * prompt holds stands at a word start, where the CLI would read a file, and no `<` of user
+ * text can open or close a tag of the CLI's own wrapper (`<system-reminder>`, …).
  */
-import { importSafe } from "../text/import-safe.ts";
 import { isSafeToken } from "../text/safe-token.ts";
-import { toMultiLineText } from "@talkide/text";
+import { escapeUserText, toMultiLineText } from "@talkide/text";
 import { asUserLines } from "../text/user-lines.ts";
 import {
   buildAttachmentLines,
@@ -108,7 +108,7 @@ export function buildWakePromptText(parts: WakePromptParts, options?: WakePrompt
   const cli = resolveCli(options);
   checkTarget(parts.target);
   checkHeader(parts.envelopeHeader);
-  const body = importSafe(toMultiLineText(parts.rawText));
+  const body = escapeUserText(toMultiLineText(parts.rawText));
   const envelope = [
     parts.envelopeHeader,
     ...(body === "" ? [] : [asUserLines(body)]),

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { Liquid } from "liquidjs";
-import { importSafe } from "../import-safe.ts";
+import { escapeLineStartUserText, escapeUserText } from "@talkide/text";
 import { quoteBriefing } from "../render.ts";
 import type { RenderState } from "../state.ts";
 import { MIDDLE } from "../template.ts";
@@ -39,18 +39,18 @@ function importSafeView(state: RenderState): RenderState {
     ...state,
     project: {
       ...project,
-      name: importSafe(project.name),
-      url: project.url === null ? null : importSafe(project.url),
-      description: project.description === null ? null : importSafe(project.description),
-      backendLanguage: importSafe(project.backendLanguage),
-      backendFramework: importSafe(project.backendFramework),
-      frontendLanguage: importSafe(project.frontendLanguage),
-      frontendFramework: importSafe(project.frontendFramework),
+      name: escapeUserText(project.name),
+      url: project.url === null ? null : escapeUserText(project.url),
+      description: project.description === null ? null : escapeUserText(project.description),
+      backendLanguage: escapeUserText(project.backendLanguage),
+      backendFramework: escapeUserText(project.backendFramework),
+      frontendLanguage: escapeUserText(project.frontendLanguage),
+      frontendFramework: escapeUserText(project.frontendFramework),
     },
     team: state.team.map((member) => ({
       ...member,
-      salutation: importSafe(member.salutation),
-      teamBriefing: member.teamBriefing === null ? null : importSafe(member.teamBriefing),
+      salutation: escapeLineStartUserText(member.salutation),
+      teamBriefing: member.teamBriefing === null ? null : escapeUserText(member.teamBriefing),
     })),
   };
 }

@@ -14,9 +14,17 @@ const DEFAULTS = {
   frontendFramework: "Vue.js",
 } as const;
 
-/** The import-safe form: n backslashes and an `@` become 2n + 1 backslashes and the `@`. */
+/**
+ * The escaped form: n backslashes and an `@` or a `<` become 2n + 1 backslashes and that
+ * character (no import, no tag of the runtime's wrapper).
+ */
 export function expectedImportSafe(value: string): string {
-  return value.replace(/(\\*)@/gu, "$1$1\\@");
+  return value.replace(/(\\*)([@<])/gu, "$1$1\\$2");
+}
+
+/** The salutation starts a line: its `:` is escaped too (no forged header line). */
+export function expectedSalutation(value: string): string {
+  return trimUnicode(toNfc(value)).replace(/(\\*)([@<:])/gu, "$1$1\\$2");
 }
 
 export function expectedLine(value: string): string {

@@ -71,7 +71,7 @@ public final class ClaudeMdRenderer {
 
   static Rendered render(RenderState state) {
     String shared = sharedPart(state);
-    String activeWriter = "# Aktuálně píše\n" + importSafe(state.activeMember().salutation()) + "\n";
+    String activeWriter = "# Aktuálně píše\n" + lineStartSafe(state.activeMember().salutation()) + "\n";
     return new Rendered(
         shared + activeWriter, shared + "@" + ACTIVE_WRITER_PATH + "\n", activeWriter);
   }
@@ -94,22 +94,33 @@ public final class ClaudeMdRenderer {
         .append(WELCOME)
         .append("\n# Tým\n");
     for (RenderState.Member member : state.team()) {
-      out.append("\n## Oslovuj jako \"").append(importSafe(member.salutation())).append("\"\n")
+      out.append("\n## Oslovuj jako \"").append(lineStartSafe(member.salutation())).append("\"\n")
           .append("Briefing pro tým:\n");
       quote(out, importSafe(orEmDash(member.teamBriefing())));
     }
     return out.append('\n').toString();
   }
 
-  /** The line-prefix rule: every line gets "> ", an empty line the bare ">". */
   /**
-   * Spec "User text loads no file": every {@code @} of user text is written {@code \@}, and a
-   * run of n backslashes right before it becomes 2n + 1, so Claude Code follows no import.
+   * Spec "User text loads no file" and "User text forges no wrapper": every {@code @} and
+   * {@code <} of user text is written {@code \@}, {@code \<}, and a run of n backslashes right
+   * before it becomes 2n + 1, so Claude Code follows no import and no user value writes a tag
+   * of its wrapper ({@code </system-reminder>}).
    */
   static String importSafe(String value) {
-    return value.replaceAll("(\\\\*)@", "$1$1\\\\@");
+    return value.replaceAll("(\\\\*)([@<])", "$1$1\\\\$2");
   }
 
+  /**
+   * A value that starts a line of its own (the salutation under {@code # Aktuálně píše}): its
+   * {@code :} is escaped as well, so it cannot read as a header line of the runtime
+   * ({@code Contents of PATH (LABEL):}).
+   */
+  static String lineStartSafe(String value) {
+    return value.replaceAll("(\\\\*)([@<:])", "$1$1\\\\$2");
+  }
+
+  /** The line-prefix rule: every line gets "> ", an empty line the bare ">". */
   private static void quote(StringBuilder out, String value) {
     for (String line : List.of(value.split("\n", -1))) {
       if (line.isEmpty()) out.append(">\n");
