@@ -91,13 +91,35 @@ function rootModules(): Map<string, string> {
 }
 let modulesBefore: Map<string, string> | undefined;
 
+const NODES = nodesUnderTest();
+/**
+ * Each Node's consumer project, installing while the tests of the cut run. Both installs (and
+ * the download of the lowest Node, which starts before the cut) wait mostly on the network and
+ * the disk, so they run side by side with the CPU-bound work instead of one after another.
+ * Each describe block below awaits its own, so a failed install fails only that Node's tests.
+ */
+const consumers = new Map<string, Promise<Consumer>>();
+
 beforeAll(async () => {
   modulesBefore = rootModules();
+  const binDirs = new Map(NODES.map(([version, binDir]) => [version, binDir()]));
+  // Read by the describe blocks; until then a failure must not count as unhandled.
+  for (const dir of binDirs.values()) dir.catch(() => undefined);
   work = mkdtempSync(join(tmpdir(), "talkide-release-"));
   registry = await startLocalRegistry(join(work, "registry"), REGISTRY_LIFETIME_MS);
   const copy = join(work, "repo");
   await copyCheckout(REPO_ROOT, copy);
   cut = { work, registry, copy, versions: await cutRelease(copy, registry) };
+  const { versions } = cut;
+  const registryUrl = registry.url;
+  const workDir = work;
+  for (const [version, binDir] of binDirs) {
+    const consumer = binDir.then((dir) =>
+      createConsumer(join(workDir, `consumer-${version}`), registryUrl, dir, versions),
+    );
+    consumer.catch(() => undefined);
+    consumers.set(version, consumer);
+  }
 }, 20 * MINUTE);
 
 afterAll(async () => {
@@ -200,18 +222,13 @@ describe("changeset version and changeset publish on a copy of the checkout", ()
   });
 });
 
-describe.each(nodesUnderTest())("installed with npm on Node %s", (nodeVersion, binDir) => {
+describe.each(NODES)("installed with npm on Node %s", (nodeVersion) => {
   let installed: { consumer: Consumer; index: TestCasesIndex } | undefined;
   const setup = () => need(installed, "the consumer project (see the beforeAll error)");
 
   beforeAll(async () => {
-    const { work, registry, versions } = release();
-    const consumer = await createConsumer(
-      join(work, `consumer-${nodeVersion}`),
-      registry.url,
-      await binDir(),
-      versions,
-    );
+    release();
+    const consumer = await need(consumers.get(nodeVersion), `Node ${nodeVersion}'s consumer`);
     const reported = await consumer.run("node", ["-p", "process.versions.node"]);
     expect(reported.stdout).toBe(nodeVersion);
     const index = JSON.parse(consumer.installed(SPEC, "test-cases.json")) as TestCasesIndex;

@@ -1,10 +1,12 @@
-import { Command, CommanderError } from "commander";
+import { CliError } from "@talkide/service-kit";
+import { Command, CommanderError, Option } from "commander";
 import { checkModelAccess, loadConfig, ConfigError, type Config } from "./config.ts";
 import { DatabaseLockedError, openDatabase } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { createToken, createUser, validateNewUser } from "./domain/users.ts";
+import { connectOperator, type Operator, type OperatorOptions } from "./cli-operator.ts";
+import { addMemberSchema } from "./domain/members.ts";
+import { validateNewUser } from "./domain/users.ts";
 import { AppError } from "./errors.ts";
-import { startService, type RunningService } from "./service.ts";
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -48,7 +50,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .action(async () => {
       const config = loadConfig(io.env, io.cwd);
       checkModelAccess(config, io.env);
-      const service: RunningService = await startService({ config, print: io.stdout });
+      // Loaded here only: the other commands need none of the service's modules.
+      const { startService } = await import("./service.ts");
+      const service = await startService({ config, print: io.stdout });
       const signal = await io.stopSignal;
       io.stderr(`Received ${signal}; stopping (running turns are aborted).\n`);
       await service.close();
@@ -64,38 +68,110 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       });
     });
 
-  program
-    .command("create-user")
-    .description("Create a user and print their API token (shown only this once).")
-    .requiredOption("--email <email>", "the user's email (never sent to the model)")
-    .requiredOption("--name <name>", "the user's display name (never sent to the model)")
-    .option("--phone <phone>", "the user's phone number (never sent to the model)")
-    .action(async (options: { email: string; name: string; phone?: string }) => {
-      const input = {
-        email: options.email,
-        displayName: options.name,
-        phone: options.phone ?? null,
-      };
-      // Bad input is refused before the database is even opened.
-      validateNewUser(input);
-      await withDatabase(async (_config, database) => {
-        const { user, token } = await createUser(database.db, input);
-        io.stderr(`Created user ${user.id}. Their API token follows, shown only this once:\n`);
-        io.stdout(`${token}\n`);
-      });
-    });
+  const withOperator = async <T>(
+    options: OperatorOptions,
+    work: (operator: Operator) => Promise<T>,
+  ): Promise<T> => {
+    const operator = await connectOperator(loadConfig(io.env, io.cwd), io.env, options);
+    try {
+      return await work(operator);
+    } finally {
+      await operator.close();
+    }
+  };
+  // While the service runs, these commands go through its admin API (it holds the embedded
+  // database); otherwise they open the database themselves.
+  const operatorOptions = (command: Command): Command =>
+    command
+      .option(
+        "--url <url>",
+        "a running service's address (default: the one its data directory names, else none: the database directly)",
+      )
+      .option(
+        "--token <token>",
+        "the service's admin token (default: TALKIDE_BE_ADMIN_TOKEN, then <data dir>/admin-token)",
+      );
 
-  program
-    .command("create-token")
-    .description("Issue another API token for an existing user (e.g. a lost demo token).")
-    .requiredOption("--email <email>", "the user's email")
-    .action(async (options: { email: string }) => {
-      await withDatabase(async (_config, database) => {
-        const token = await createToken(database.db, options.email);
-        io.stderr("New API token, shown only this once:\n");
-        io.stdout(`${token}\n`);
-      });
+  operatorOptions(
+    program
+      .command("create-user")
+      .description("Create a user and print their API token (shown only this once).")
+      .requiredOption("--email <email>", "the user's email (never sent to the model)")
+      .requiredOption("--name <name>", "the user's display name (never sent to the model)")
+      .option("--phone <phone>", "the user's phone number (never sent to the model)"),
+  ).action(async (options: { email: string; name: string; phone?: string } & OperatorOptions) => {
+    const input = {
+      email: options.email,
+      displayName: options.name,
+      phone: options.phone ?? null,
+    };
+    // Bad input is refused before the database or the service is even contacted.
+    validateNewUser(input);
+    await withOperator(options, async (operator) => {
+      const { userId, token } = await operator.createUser(input);
+      io.stderr(`Created user ${userId}. Their API token follows, shown only this once:\n`);
+      io.stdout(`${token}\n`);
     });
+  });
+
+  operatorOptions(
+    program
+      .command("create-token")
+      .description("Issue another API token for an existing user (e.g. a lost demo token).")
+      .requiredOption("--email <email>", "the user's email"),
+  ).action(async (options: { email: string } & OperatorOptions) => {
+    await withOperator(options, async (operator) => {
+      const token = await operator.createToken(options.email);
+      io.stderr("New API token, shown only this once:\n");
+      io.stdout(`${token}\n`);
+    });
+  });
+
+  operatorOptions(
+    program
+      .command("invite")
+      .description(
+        "Add a person to a project by email (creating their account if needed) and print a one-time sign-in link for them.",
+      )
+      .requiredOption("--project <id>", "the project's id (1-999)")
+      .requiredOption("--email <email>", "the person's email (never sent to the model)")
+      .requiredOption("--salutation <salutation>", "how Mara addresses them")
+      .option("--briefing <text>", "their team briefing")
+      .addOption(
+        new Option("--role <role>", "their role in the project")
+          .choices(["member", "owner"])
+          .default("member"),
+      ),
+  ).action(
+    async (
+      options: {
+        project: string;
+        email: string;
+        salutation: string;
+        briefing?: string;
+        role: "member" | "owner";
+      } & OperatorOptions,
+    ) => {
+      const projectId = parseProjectId(options.project);
+      const input = parseInvite({
+        email: options.email,
+        salutation: options.salutation,
+        role: options.role,
+        ...(options.briefing === undefined ? {} : { teamBriefing: options.briefing }),
+      });
+      await withOperator(options, async (operator) => {
+        const { member, signIn } = await operator.invite(projectId, input);
+        if (signIn === null) {
+          io.stderr(`${member.salutation} is a member of project ${projectId}.\n`);
+          return;
+        }
+        io.stderr(
+          `${member.salutation} is a member of project ${projectId}. Their sign-in link works once, until ${signIn.expiresAt}:\n`,
+        );
+        io.stdout(`${operator.baseUrl}${signIn.path}\n`);
+      });
+    },
+  );
 
   try {
     await program.parseAsync([...argv], { from: "user" });
@@ -103,6 +179,31 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     exitCode = reportError(error, io);
   }
   return exitCode;
+}
+
+function parseProjectId(raw: string): number {
+  if (!/^[1-9][0-9]{0,2}$/.test(raw)) {
+    throw new AppError(
+      "invalid_project_id",
+      400,
+      "Invalid project id",
+      "--project takes a project's id, a whole number from 1 to 999 (GET /v1/projects lists them).",
+    );
+  }
+  return Number(raw);
+}
+
+/** The invite's fields under the API's own rules, checked before anything is contacted. */
+function parseInvite(input: Record<string, unknown>) {
+  const parsed = addMemberSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new AppError(
+    "invalid_invite",
+    400,
+    "Invalid invite",
+    `The invite's ${String(issue?.path[0] ?? "data")} ${issue?.message ?? "is invalid"}.`,
+  );
 }
 
 function reportError(error: unknown, io: CliIo): number {
@@ -117,6 +218,10 @@ function reportError(error: unknown, io: CliIo): number {
   if (error instanceof AppError) {
     io.stderr(`error (${error.code}): ${error.message}\n`);
     return error.status >= 500 ? 1 : 2;
+  }
+  if (error instanceof CliError) {
+    io.stderr(`error (${error.code}): ${error.message}\n`);
+    return error.status !== null && error.status < 500 ? 2 : 1;
   }
   if (error instanceof DatabaseLockedError) {
     io.stderr(`error (${error.code}): ${error.message}\n`);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEMO_MODEL_MARK } from "@talkide/claude-cli/testing";
 import { describe, expect, it } from "vitest";
 import { baseEnv, runCli, serve } from "./test-support/cli-process.ts";
 import { api, sendMessage, terminalEvent } from "./test-support/harness.ts";
@@ -30,7 +31,11 @@ describe.skipIf(!canRun)("talkide-be serve on a fresh data directory (the README
       const turn = await sendMessage(first, token, 1, "Ahoj Maro");
       const done = terminalEvent(turn.events);
       expect(done.event).toBe("turn.succeeded");
-      expect(String(done.data.resultText)).toContain("Local demo model");
+      // The demo model says what Mara received: here, who writes.
+      const answer = String(done.data.resultText);
+      expect(answer.startsWith(`${DEMO_MODEL_MARK} `)).toBe(true);
+      expect(answer).toContain("\nPíše teď: Demo\n");
+      expect(done.data.demoModel).toBe(true);
       // A second service on the same port says what to do.
       const clash = await runCli(["serve"], {
         ...demoEnv,

@@ -34,7 +34,26 @@ export async function seedDemo(
   return { token, email: user.email, project };
 }
 
-export function demoBanner(seed: DemoSeed, url: string): string {
+/**
+ * What the service prints once it is ready, in one piece and after every line it logged at
+ * start: the demo-model warning, then where the console is; on the first start the demo data
+ * and its sign-in lines, which end the banner so that they stay in view.
+ */
+export function startBanner(options: {
+  readonly url: string;
+  readonly consoleBuilt: boolean;
+  readonly demo: DemoSeed | null;
+  /** The local demo model's URL when no ANTHROPIC_API_KEY is set. */
+  readonly demoModelUrl: string | null;
+}): string {
+  const { url, consoleBuilt, demo, demoModelUrl } = options;
+  return [
+    demoModelUrl === null ? "" : demoModelBanner(demoModelUrl),
+    demo === null ? consoleBanner(url, consoleBuilt) : demoBanner(demo, url, consoleBuilt),
+  ].join("");
+}
+
+function demoBanner(seed: DemoSeed, url: string, consoleBuilt: boolean): string {
   const rule = "=".repeat(72);
   return [
     rule,
@@ -42,30 +61,38 @@ export function demoBanner(seed: DemoSeed, url: string): string {
     `  user:    ${seed.email}`,
     `  project: "${seed.project.name}" (id ${seed.project.id})`,
     "",
-    "The demo user's API token, shown only this once (it is stored hashed):",
+    "The demo user's API token below is shown only this once (it is stored hashed). Lost it?",
+    "Run, from the repository root (the service may keep running):",
+    `  npx talkide-be create-token --email ${seed.email}`,
+    "",
+    "Sign in with curl: paste these two lines into a second terminal (README, Driving the",
+    "backend with curl):",
     "",
     `  export TALKIDE_TOKEN=${seed.token}`,
     `  export TALKIDE_URL=${url}`,
     "",
-    "Or open the web console, signed in with one click (the token travels in the URL",
-    "fragment, which the browser never sends to a server):",
-    "",
-    `  ${consoleSignInLink(url, seed.token)}`,
-    "",
-    "Lost it? Stop the service and run, from the repository root in any shell:",
-    `  sh scripts/toolchain.sh pnpm --filter @talkide/be run cli create-token --email ${seed.email}`,
+    ...(consoleBuilt
+      ? [
+          "Or open the web console, signed in with one click (the token travels in the URL",
+          "fragment, which the browser never sends to a server):",
+          "",
+          `  ${consoleSignInLink(url, seed.token)}`,
+        ]
+      : [consoleLine(url, false)]),
     rule,
     "",
   ].join("\n");
 }
 
-export function demoModelBanner(apiUrl: string): string {
+function demoModelBanner(apiUrl: string): string {
   const rule = "!".repeat(72);
   return [
     rule,
     "ANTHROPIC_API_KEY is not set: Mara's replies come from a LOCAL DEMO MODEL",
     `(a fake Messages API on ${apiUrl}), not from Claude. The real Claude Code CLI`,
-    "still runs every turn. Set ANTHROPIC_API_KEY and restart to talk to Claude.",
+    "still runs every turn; the demo model says back what Mara received (project, writer,",
+    "briefing, changed files). Costs shown for its turns are not real money.",
+    "Set ANTHROPIC_API_KEY and restart to talk to Claude.",
     rule,
     "",
   ].join("\n");
@@ -80,9 +107,13 @@ export function consoleSignInLink(url: string, token: string): string {
   return `${url}/#token=${encodeURIComponent(token)}`;
 }
 
-/** Printed on every start: where the console is. */
+/** Printed on every later start: where the console is. */
 export function consoleBanner(url: string, built: boolean): string {
+  return `${consoleLine(url, built)}\n`;
+}
+
+function consoleLine(url: string, built: boolean): string {
   return built
-    ? `TalkIDE web console: ${url}/ (sign in with an API token)\n`
-    : `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${url} works without it)\n`;
+    ? `TalkIDE web console: ${url}/ (sign in with an API token)`
+    : `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${url} works without it)`;
 }

@@ -48,9 +48,15 @@ export function safeErrorSerializer(error: unknown): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The service's logger. Standard output is written synchronously (pino's default): log lines
+ * and the start banner, which is printed on the same standard output, then appear in the order
+ * they were written, so the banner really comes last. At the default level (`info`) that is a
+ * few lines per turn; requests log at `debug` (see http/request-log.ts).
+ */
 export function createLogger(
   level: string,
-  destination: DestinationStream = pino.destination({ dest: 1, sync: false }),
+  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
 ): Logger {
   return pino(
     {

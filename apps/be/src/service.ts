@@ -5,6 +5,7 @@ import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
+import { announceServiceUrl, loadAdminToken } from "./auth/local-admin.ts";
 import {
   findBundledClaudePath,
   HERMETIC_CLAUDE_ENV,
@@ -22,7 +23,7 @@ import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
 import { openDatabase, type Database } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { consoleBanner, demoBanner, demoModelBanner, seedDemo, type DemoSeed } from "./demo.ts";
+import { seedDemo, startBanner, type DemoSeed } from "./demo.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
 import { createLogger } from "./logger.ts";
@@ -141,14 +142,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     let apiKey = config.anthropicApiKey;
     if (apiKey === null && baseUrl === null) {
       // Loaded only for the demo: with a real key, none of the test doubles is even imported.
-      const { startFakeMessagesApi } = await import("@talkide/claude-cli/testing");
+      const { demoModelAnswer, startFakeMessagesApi } = await import("@talkide/claude-cli/testing");
       const api = await startFakeMessagesApi({
-        reply: () => {
+        // Says back what Mara received (project, active writer, briefing, changed files), read
+        // from the request alone: no state shared between the projects it serves.
+        reply: (request) => {
           // A long-running demo must not keep every request body in memory.
           api.requests.splice(0);
-          return {
-            text: "(Local demo model — not Claude.) Your message reached Mara through the real Claude Code CLI. Set ANTHROPIC_API_KEY and restart the service for real answers.",
-          };
+          return { text: demoModelAnswer(request) };
         },
       });
       demoModel = api;
@@ -159,7 +160,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         { demoModelUrl: api.url },
         "ANTHROPIC_API_KEY is not set: replies come from a local demo model, not from Claude",
       );
-      print(demoModelBanner(api.url));
     }
 
     const parentEnv = options.parentEnv ?? process.env;
@@ -182,6 +182,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       queue,
       notifications,
       watchdog,
+      demoModel: demoModel !== null,
       ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
       claude: {
         claudePath,
@@ -210,6 +211,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     });
 
     const consoleDir = options.consoleDir === undefined ? builtConsoleDir() : options.consoleDir;
+    // The CLI's way in while this process holds the database (see auth/local-admin.ts).
+    const adminToken = await loadAdminToken(config.dataDir);
     const app = buildApp(
       {
         db: database.db,
@@ -218,6 +221,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         layout: config.contextLayout,
         workspacesDir: config.workspacesDir,
         consoleDir,
+        adminToken,
       },
       logger,
     );
@@ -231,14 +235,24 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    cleanups.push(await announceServiceUrl(config.dataDir, url));
 
     const demo = config.demo ? await seedDemo(database.db, config.workspacesDir) : null;
     if (demo !== null) {
       logger.info({ projectId: demo.project.id }, "created the demo user and project");
-      print(demoBanner(demo, url));
     }
-    print(consoleBanner(url, consoleDir !== null));
     logger.info({ url, layout: config.contextLayout }, "talkide-be listening");
+    // The banner comes last, in one piece, after every line the start logged (the log writes
+    // synchronously, see logger.ts): its sign-in lines are what a new user needs, and at the
+    // default level no request line scrolls them away.
+    print(
+      startBanner({
+        url,
+        consoleBuilt: consoleDir !== null,
+        demo,
+        demoModelUrl: demoModel?.url ?? null,
+      }),
+    );
 
     let closing: Promise<void> | null = null;
     return {

@@ -1,5 +1,7 @@
 /** The backend's JSON API as the console uses it (see apps/be/API.md). */
 
+import { readableFieldMessage } from "./field-messages.ts";
+
 export interface Me {
   readonly id: string;
   readonly email: string;
@@ -53,6 +55,8 @@ export interface Turn {
   readonly process: "cold" | "warm" | null;
   /** Why a cold turn did not run in the kept process (`context_changed`, …); null otherwise. */
   readonly coldReason: string | null;
+  /** Answered by the local demo model (no ANTHROPIC_API_KEY): its cost is not real money. */
+  readonly demoModel: boolean;
 }
 
 export interface ContextFile {
@@ -67,7 +71,31 @@ export interface PortState {
   readonly holder: { readonly pid: number; readonly command: string } | null;
 }
 
-/** A problem+json answer: `code` to branch on, `detail` for people, messages per field. */
+export interface Invite {
+  readonly member: Member;
+  /** The one-time link's code and path; null when the person already had an account. */
+  readonly signIn: {
+    readonly code: string;
+    readonly path: string;
+    readonly expiresAt: string;
+  } | null;
+}
+
+/** A one-time sign-in code (an invite's link) for an API token: works once (POST /v1/sign-in). */
+export async function exchangeSignInCode(code: string): Promise<string> {
+  const response = await fetch("/v1/sign-in", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code }),
+  });
+  if (!response.ok) throw await toApiError(response);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/**
+ * A problem+json answer: `code` to branch on (and for bug reports), `detail` for people,
+ * messages per field in words for the person filling in the form.
+ */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
@@ -97,11 +125,13 @@ export function fieldErrorsOf(problem: ProblemBody): Record<string, string> {
     for (const entry of problem.errors as Array<{ path?: unknown; message?: unknown }>) {
       const path = typeof entry.path === "string" ? entry.path : "";
       const name = path.split(".").at(-1) ?? "";
-      if (name !== "" && typeof entry.message === "string") fields[name] ??= entry.message;
+      if (name !== "" && typeof entry.message === "string") {
+        fields[name] ??= readableFieldMessage(name, entry.message);
+      }
     }
   }
   if (typeof problem.field === "string" && typeof problem.detail === "string") {
-    fields[problem.field] = problem.detail;
+    fields[problem.field] = readableFieldMessage(problem.field, problem.detail);
   }
   return fields;
 }
@@ -161,9 +191,9 @@ export class Api {
     return (await this.request<{ members: Member[] }>("GET", path)).members;
   }
 
-  async addMember(projectId: number, input: Record<string, unknown>): Promise<Member> {
-    const path = `/v1/projects/${projectId}/members`;
-    return (await this.request<{ member: Member }>("POST", path, input)).member;
+  /** Adds a person by e-mail, creating their account if needed (owners only). */
+  invite(projectId: number, input: Record<string, unknown>): Promise<Invite> {
+    return this.request<Invite>("POST", `/v1/projects/${projectId}/invites`, input);
   }
 
   async updateMe(projectId: number, input: Record<string, unknown>): Promise<Member> {

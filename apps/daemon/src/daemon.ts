@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import { assertWorkspaceIsolated, definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
+import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import type { DaemonConfig } from "./config.ts";
 import {
   createLogger,
@@ -56,6 +57,8 @@ export interface RunningDaemon {
   /** The local admin token (also in `<dataDir>/admin-token`). */
   readonly adminToken: string;
   readonly ticlawkPath: string;
+  /** Every route the HTTP API serves (the extensions' too), from its router. */
+  readonly routes: readonly GuardedRoute[];
   acceptDelivery(agentId: string, delivery: unknown): Promise<IntakeResult>;
   /** Stops claiming, aborts running turns (their deliveries go back in line), closes. */
   stop(): Promise<void>;
@@ -256,6 +259,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       hostId: config.hostId,
       adminToken,
       ticlawkPath: ticlawk.path,
+      routes: guardedRoutes(app),
       acceptDelivery: accept,
       stop: () => {
         stopping ??= cleanup().then(() => {

@@ -28,6 +28,9 @@ export interface PlaceMember {
   readonly role: Role;
 }
 
+/** The same answer whether a direct conversation does not exist or is between others. */
+const NO_DM_OF_YOURS = "No direct conversation of yours has this id.";
+
 /** Resolves a target for the caller. DMs and threads exist implicitly and are created on first use. */
 export async function resolveTarget(db: HubDb, caller: MemberRow, target: string): Promise<Place> {
   let parsed;
@@ -38,17 +41,17 @@ export async function resolveTarget(db: HubDb, caller: MemberRow, target: string
     throw error;
   }
   const top = await resolveParent(db, caller, parsed.parent);
-  if (parsed.root === null) return placeOf(db, caller, top);
+  // Membership first: whether a message exists in a conversation is none of an outsider's
+  // business, so an outsider learns nothing from a thread target's message id.
+  const topPlace = await placeOf(db, caller, top);
+  if (parsed.root === null) return topPlace;
   const root = await db
     .selectFrom("hub_messages")
     .selectAll()
     .where("id", "=", parsed.root)
     .executeTakeFirst();
   if (root === undefined || !(await sameTree(db, root, top.id))) {
-    throw notFound(
-      "unknown_message",
-      `No message ${parsed.root} in ${formatTarget(parsed.parent, null)}.`,
-    );
+    throw notFound("unknown_message", `No such message in ${topPlace.target}.`);
   }
   if (root.conversation_id !== top.id) {
     const outer = await placeOf(db, caller, await conversationById(db, root.conversation_id));
@@ -127,7 +130,7 @@ async function resolveParent(
       if (group === undefined) {
         throw notFound(
           "unknown_group",
-          `No group #${parent.ref}; \`ticlawk server info\` lists the groups.`,
+          "No group has this name or id; `ticlawk server info` lists the groups.",
         );
       }
       return group;
@@ -150,8 +153,7 @@ async function resolveParent(
         .where("kind", "=", "dm")
         .where("id", "=", parent.id)
         .executeTakeFirst();
-      if (dm === undefined)
-        throw notFound("unknown_conversation", `No direct conversation ${parent.id}.`);
+      if (dm === undefined) throw notFound("unknown_conversation", NO_DM_OF_YOURS);
       return dm;
     }
   }
@@ -216,7 +218,7 @@ async function placeOf(
         `You are not a member of #${top.name ?? top.id}; ask one of its owners or admins to add you.`,
       );
     }
-    throw notFound("unknown_conversation", `No direct conversation ${top.id} of yours.`);
+    throw notFound("unknown_conversation", NO_DM_OF_YOURS);
   }
   const root =
     conversation.root_message_id === null

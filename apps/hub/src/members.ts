@@ -32,7 +32,7 @@ export async function requireMemberByHandle(db: HubDb, handle: string): Promise<
   if (member === undefined) {
     throw notFound(
       "unknown_member",
-      `No member @${handle} on this hub; \`ticlawk server info\` lists everyone.`,
+      "No member has this handle on this hub; `ticlawk server info` lists everyone.",
     );
   }
   return member;

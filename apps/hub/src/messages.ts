@@ -222,6 +222,9 @@ async function insertMessage(
   throw new Error("could not draw a free message id in 8 attempts");
 }
 
+/** The same answer whether a message does not exist or is in a conversation of others. */
+const NO_MESSAGE_OF_YOURS = "No message with this id is in a conversation you can read.";
+
 /** A message the caller may see (it is in one of the caller's conversations), with its place. */
 export async function visibleMessage(
   db: HubDb,
@@ -233,12 +236,12 @@ export async function visibleMessage(
     .selectAll()
     .where("id", "=", messageId)
     .executeTakeFirst();
-  if (message === undefined) throw notFound("unknown_message", `No message ${messageId}.`);
+  if (message === undefined) throw notFound("unknown_message", NO_MESSAGE_OF_YOURS);
   try {
     return { ...message, place: await placeOfConversation(db, caller, message.conversation_id) };
   } catch (error) {
     // Not a member there: the message is none of the caller's business, and its existence too.
-    if (error instanceof ApiError) throw notFound("unknown_message", `No message ${messageId}.`);
+    if (error instanceof ApiError) throw notFound("unknown_message", NO_MESSAGE_OF_YOURS);
     throw error;
   }
 }

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from "fastify";
 import {
   ApiError,
   BODY_LIMIT_BYTES,
@@ -12,7 +17,15 @@ import {
   type DatabaseKind,
   type Logger,
 } from "@talkide/service-kit";
-import { BodyFault, useStrictJsonBodies } from "@talkide/strict-json";
+import {
+  BodyFault,
+  guardedRoutes,
+  type GuardedRoute,
+  UrlFault,
+  urlFaultOf,
+  useStrictJsonBodies,
+  useStrictUrls,
+} from "@talkide/strict-json";
 import type { HubConfig } from "./config.ts";
 import { DaemonClient } from "./daemon-client.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -28,6 +41,8 @@ export interface RunningHub {
   readonly databaseKind: DatabaseKind;
   /** The hub's admin token (also in `<dataDir>/admin-token`). */
   readonly adminToken: string;
+  /** Every route the HTTP API serves, from its router. */
+  readonly routes: readonly GuardedRoute[];
   /** Hands what the outbox holds to the daemon now; resolves when done. */
   drain(): Promise<void>;
   /** Points the hub at a daemon started after it (URL and intake token), then drains. */
@@ -95,6 +110,7 @@ export async function startHub(options: {
       db,
       databaseKind: database.kind,
       adminToken,
+      routes: guardedRoutes(app),
       drain: () => dispatcher.drain(),
       connectDaemon: (daemonUrl, intakeToken) => {
         daemon.connect(daemonUrl, intakeToken);
@@ -115,27 +131,39 @@ export async function startHub(options: {
 
 function buildApp(logger: Logger): FastifyInstance {
   const httpLogger: FastifyBaseLogger = logger.child({ component: "http" });
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    // As the daemon's; sending a message allows more (its attachments).
-    bodyLimit: BODY_LIMIT_BYTES,
-    requestIdHeader: "x-request-id",
-  });
-  // JSON only, UTF-8 only, and no string PostgreSQL cannot store: a 4xx with a stable code
-  // before any route runs.
-  app.removeContentTypeParser("text/plain");
-  useStrictJsonBodies(app);
-  app.setErrorHandler((error: FastifyError | ApiError, _request, reply) => {
+  const handleError = (
+    error: FastifyError | ApiError | UrlFault,
+    reply: FastifyReply,
+  ): FastifyReply => {
     if (error instanceof ApiError)
       return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
-    if (error instanceof BodyFault)
+    if (error instanceof BodyFault || error instanceof UrlFault)
       return reply.code(error.statusCode).send(errorBody(error.code, error.message, error.path));
     const mapped = mapFastifyError(error);
     if (mapped !== null)
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message));
     logger.error({ err: error }, "request failed");
     return reply.code(500).send(errorBody("internal_error", "The hub failed; see its log."));
+  };
+  const app = Fastify({
+    loggerInstance: httpLogger,
+    // As the daemon's; sending a message allows more (its attachments).
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: "x-request-id",
+    // The router's own refusals (a percent-encoding that is not UTF-8, an overlong path
+    // parameter) would otherwise answer in Fastify's shape, repeating the path.
+    frameworkErrors: (error, _request, reply) => {
+      void handleError(urlFaultOf(error), reply);
+    },
   });
+  // JSON only, UTF-8 only, and no string PostgreSQL cannot store: a 4xx with a stable code
+  // before any route runs; path and query values by the same text rules.
+  app.removeContentTypeParser("text/plain");
+  useStrictJsonBodies(app);
+  app.setErrorHandler((error: FastifyError | ApiError | UrlFault, _request, reply) =>
+    handleError(error, reply),
+  );
+  useStrictUrls(app);
   app.setNotFoundHandler((_request, reply) =>
     reply
       .code(404)

@@ -53,9 +53,7 @@ export function parseTarget(input: string): ParsedTarget {
       : { kind: "dm-id", id: ref };
     return { parent, root: root ?? null };
   }
-  throw new TargetSyntaxError(
-    `A target has one of the forms ${FORMS}; got ${JSON.stringify(input)}.`,
-  );
+  throw new TargetSyntaxError(`A target has one of the forms ${FORMS}.`);
 }
 
 function checkParts(
@@ -65,13 +63,13 @@ function checkParts(
 ): void {
   if (extra !== undefined) {
     throw new TargetSyntaxError(
-      `${JSON.stringify(target)} has too many ':' parts; threads cannot be nested (use ${FORMS}).`,
+      `The target has too many ':' parts; threads cannot be nested (use ${FORMS}).`,
     );
   }
   for (const part of parts) {
     if (part !== undefined && !isSafeToken(part)) {
       throw new TargetSyntaxError(
-        `${JSON.stringify(target)} is not a target: names and ids in a target are 1–64 letters, digits, '.', '_' or '-' (forms: ${FORMS}).`,
+        `The target is not valid: names and ids in a target are 1–64 letters, digits, '.', '_' or '-' (forms: ${FORMS}).`,
       );
     }
   }

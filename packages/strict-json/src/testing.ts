@@ -1,10 +1,14 @@
 import { fc } from "@fast-check/vitest";
+import { CANARY } from "./hostile-urls.ts";
 
-/**
- * A marker every hostile body carries in its text: a test asserts it never shows up in a log
- * line (nor anywhere else it must not go).
- */
-export const CANARY = "zqcanary7f3e";
+export {
+  CANARY,
+  HOSTILE_URL_VALUES,
+  type HostileUrlValue,
+  type HostileUrlWalk,
+  type UrlResponse,
+  walkHostileUrls,
+} from "./hostile-urls.ts";
 
 export type HostileKind =
   | "nul"

@@ -93,7 +93,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   ]);
   await run(initdb[0], initdb[1]);
 
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  // One server serves the whole test run (see global-setup.ts), with suites running side by
+  // side, each with its own pools: room for more than the default 100 connections.
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400`;
   const start = asServerUser(join(binDir, "pg_ctl"), [
     "-D",
     dataDir,

@@ -218,7 +218,7 @@ describe("migration 0007: a transcript stored whole becomes the first part", () 
       await sql`INSERT INTO agent_session_transcripts (agent_session_id, claude_session_id, project_dir, content, turn_id)
         VALUES (${session.id}, 'c1a0de01-0000', '-ws', ${lines(2)}, ${TURN_A})`.execute(old.db);
 
-      expect(await migrateToLatest(old.db)).toEqual(["0007_transcript_parts"]);
+      expect((await migrateToLatest(old.db))[0]).toBe("0007_transcript_parts");
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(2)));
       const header = await old.db
         .selectFrom("agent_session_transcripts")

@@ -176,7 +176,11 @@ export async function runTurn(
 function claim(services: TurnServices, turnId: string): Promise<TurnRow | undefined> {
   return services.db
     .updateTable("turns")
-    .set({ status: "running", started_at: sql<string>`clock_timestamp()` })
+    .set({
+      status: "running",
+      started_at: sql<string>`clock_timestamp()`,
+      demo_model: services.demoModel,
+    })
     .where("id", "=", turnId)
     .where("status", "=", "queued")
     .returningAll()
@@ -224,6 +228,7 @@ async function recordProcess(
       cold_reason: taken.coldReason,
       process_marker: taken.marker,
       workspace_instruction_files: JSON.stringify(prepared.instructionFiles),
+      demo_model: services.demoModel,
       status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
     })

@@ -95,7 +95,8 @@ export async function recordOutcome(
     transcript !== null &&
     (await storeAppendedOutcome(services, turn, resumedFrom, transcript, outcome));
   if (!appended) await storeOutcome(services, turn, resumedFrom, transcript, outcome);
-  logger.info({ turnId: turn.id, costUsd: cost }, "turn succeeded");
+  // `demoModel: true` beside the cost: the local demo model's costs are not real money.
+  logger.info({ turnId: turn.id, costUsd: cost, demoModel: services.demoModel }, "turn succeeded");
   live.emit("turn.succeeded", {
     turnId: turn.id,
     sessionId: result.sessionId,
@@ -103,6 +104,7 @@ export async function recordOutcome(
     resultText: result.resultText,
     costUsd: cost,
     cumulativeCostUsd: result.totalCostUsd,
+    demoModel: services.demoModel,
   });
   await releaseTurn(services, turn.id, live);
 }
@@ -130,6 +132,7 @@ export async function failTurn(
       error_message: message,
       cost_usd: cost,
       cumulative_cost_usd: cumulative,
+      demo_model: services.demoModel,
       // A turn started by its own message may fail before its process record marked it started.
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
       finished_at: sql<string>`clock_timestamp()`,
@@ -143,6 +146,7 @@ export async function failTurn(
     message,
     sessionId: claudeSessionId,
     costUsd: cost,
+    demoModel: services.demoModel,
   });
   await releaseTurn(services, turn.id, live);
 }
@@ -211,6 +215,7 @@ async function storeAppendedOutcome(
         result_text = ${outcome.resultText},
         cost_usd = ${outcome.cost},
         cumulative_cost_usd = ${outcome.cumulative},
+        demo_model = ${services.demoModel},
         finished_at = clock_timestamp()
       WHERE id = ${turn.id} AND EXISTS (SELECT 1 FROM transcript)
     )
@@ -277,6 +282,7 @@ async function storeOutcome(
         result_text: outcome.resultText,
         cost_usd: outcome.cost,
         cumulative_cost_usd: outcome.cumulative,
+        demo_model: services.demoModel,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turn.id)

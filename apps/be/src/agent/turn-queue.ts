@@ -127,7 +127,8 @@ async function recordTurnFailure(
       })
       .where("id", "=", turnId)
       .where("status", "in", ["queued", "running"])
-      .returning("id")
+      // Stamped by the instance that started running the turn (false when none did).
+      .returning(["id", "demo_model"])
       .executeTakeFirst();
     if (row === undefined) return false;
     await trx
@@ -136,7 +137,14 @@ async function recordTurnFailure(
         turn_id: turnId,
         seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM turn_events WHERE turn_id = ${turnId})`,
         type: "turn.failed",
-        data: JSON.stringify({ turnId, code, message, sessionId: null, costUsd: null }),
+        data: JSON.stringify({
+          turnId,
+          code,
+          message,
+          sessionId: null,
+          costUsd: null,
+          demoModel: row.demo_model,
+        }),
       })
       .execute();
     await announceTurnEvent(trx, turnId);

@@ -47,7 +47,7 @@ export class TurnRunner {
   constructor(options: TurnRunnerOptions) {
     this.options = options;
     this.notifications = options.notifications;
-    const { db, logger, claude, layout, writeHooks, watchdog, warm } = options;
+    const { db, logger, claude, layout, writeHooks, watchdog, warm, demoModel } = options;
     this.services = {
       db,
       logger,
@@ -55,6 +55,7 @@ export class TurnRunner {
       layout,
       watchdog,
       warm,
+      demoModel,
       ...(writeHooks === undefined ? {} : { writeHooks }),
       hub: this.hub,
     };

@@ -22,4 +22,10 @@ export interface TurnServices {
   readonly watchdog: OrphanWatchdog;
   /** This instance's kept-alive Claude Code processes, one per project at most. */
   readonly warm: WarmProcessPool;
+  /**
+   * This instance's turns are answered by the local demo model (no ANTHROPIC_API_KEY): every
+   * turn it runs is stored and announced with `demoModel: true`, so nobody takes its answers
+   * for Claude's or its costs for real money.
+   */
+  readonly demoModel: boolean;
 }

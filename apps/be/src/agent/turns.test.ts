@@ -190,6 +190,8 @@ describe("turns with the fake claude", () => {
         resultText: "Done.",
         costUsd: 0.0125,
         cumulativeCostUsd: 0.0125,
+        // A key is configured: Claude answers, the costs are real.
+        demoModel: false,
       });
       expect(first.events[1]?.data).toEqual({
         turnId: first.events[0]?.data.turnId,

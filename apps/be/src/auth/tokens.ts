@@ -1,14 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
 
 const TOKEN_PREFIX = "tkbe_";
+/** One-time sign-in codes (see sign-in-codes.ts): the console exchanges these, never sends them as a token. */
+export const SIGN_IN_CODE_PREFIX = "tksi_";
 
 /** 256 random bits, URL-safe; the prefix makes a leaked token easy to recognize and scan for. */
-export function generateToken(): string {
-  return `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+export function generateToken(prefix: string = TOKEN_PREFIX): string {
+  return `${prefix}${randomBytes(32).toString("base64url")}`;
 }
 
 /**
- * Tokens have 256 bits of entropy, so a plain sha256 is enough to store them: there is
+ * Tokens (and sign-in codes) have 256 bits of entropy, so a plain sha256 is enough to store them: there is
  * nothing to brute-force, and a fast hash keeps the per-request lookup cheap.
  */
 export function hashToken(token: string): string {

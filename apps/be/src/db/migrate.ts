@@ -8,6 +8,9 @@ import { denseProjectIds } from "./migrations/0004_dense_project_ids.ts";
 import { sessionTranscripts } from "./migrations/0005_session_transcripts.ts";
 import { turnProcess } from "./migrations/0006_turn_process.ts";
 import { transcriptParts } from "./migrations/0007_transcript_parts.ts";
+import { signInCodes } from "./migrations/0008_sign_in_codes.ts";
+import { salutationSkeletons } from "./migrations/0009_salutation_skeletons.ts";
+import { turnDemoModel } from "./migrations/0010_turn_demo_model.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +21,9 @@ const MIGRATIONS: Record<string, Migration> = {
   "0005_session_transcripts": sessionTranscripts,
   "0006_turn_process": turnProcess,
   "0007_transcript_parts": transcriptParts,
+  "0008_sign_in_codes": signInCodes,
+  "0009_salutation_skeletons": salutationSkeletons,
+  "0010_turn_demo_model": turnDemoModel,
 };
 
 /** The list itself, for tests that build an older schema. */

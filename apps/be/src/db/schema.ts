@@ -28,6 +28,17 @@ export interface ApiTokensTable {
   created_at: Timestamp;
 }
 
+export interface SignInCodesTable {
+  id: Generated<string>;
+  user_id: string;
+  /** sha256 (hex) of the one-time code; the code itself is shown once and never stored. */
+  code_sha256: string;
+  expires_at: string;
+  /** Set when the code was exchanged for an API token: a code works once. */
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface ProjectsTable {
   /** The lowest free id in 1..999 (see nextProjectId), the domain of the derived ports. */
   id: number;
@@ -52,6 +63,13 @@ export interface MembersTable {
   salutation: string;
   /** NFC + default lower case: two salutations that Mara could not tell apart collide here. */
   salutation_key: string;
+  /**
+   * The salutation's look (`confusableSkeleton`: UTS #39 skeleton without default
+   * ignorables), unique per project. Null only for a member who already
+   * looked like an earlier one when migration 0009 ran; they get one when their salutation
+   * next changes.
+   */
+  salutation_skeleton: string | null;
   team_briefing: string | null;
   created_at: Timestamp;
 }
@@ -124,6 +142,11 @@ export interface TurnsTable {
   cold_reason: ColumnType<string | null, never, string | null>;
   /** The `TALKIDE_TURN_ID` value the turn's processes carry (the turn that started them). */
   process_marker: ColumnType<string | null, never, string | null>;
+  /**
+   * The instance that ran the turn had the local demo model configured: its answer and cost are
+   * not Claude's (see migration 0010); false for turns that never ran.
+   */
+  demo_model: ColumnType<boolean, never, boolean>;
 }
 
 export interface TurnEventsTable {
@@ -137,6 +160,7 @@ export interface TurnEventsTable {
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
+  sign_in_codes: SignInCodesTable;
   projects: ProjectsTable;
   members: MembersTable;
   agent_sessions: AgentSessionsTable;

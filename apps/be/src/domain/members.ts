@@ -1,3 +1,4 @@
+import type { RenderMember, RenderState } from "@talkide/renderer";
 import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import {
 } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { AppError, notFound } from "../errors.ts";
+import { blankIfInvisible, confusableSkeleton } from "./look-alikes.ts";
 import type { Membership } from "./membership.ts";
 import { findUserIdByEmail, isUniqueViolation } from "./users.ts";
 
@@ -51,6 +53,30 @@ export function normalizeSalutationKey(salutation: string): string {
   return trimWhiteSpace(salutation.normalize("NFC")).toLowerCase();
 }
 
+/**
+ * A member as the render state normalized them: what CLAUDE.md shows, and so what is stored
+ * and echoed (one truth). `memberId` is one the state was built with, so it is there.
+ */
+export function renderedMember(state: RenderState, memberId: string): RenderMember {
+  const member = state.team.find((m) => m.id === memberId);
+  if (member === undefined) throw new Error(`the render state lost member ${memberId}`);
+  return member;
+}
+
+/**
+ * A roster entry as submitted, with an invisible value (only U+200B, U+FEFF, … and white
+ * space) made blank, so the render state's blank rules apply to it.
+ */
+export function submittedMember(input: {
+  readonly salutation: string;
+  readonly teamBriefing: string | null;
+}): { readonly salutation: string; readonly teamBriefing: string | null } {
+  return {
+    salutation: blankIfInvisible(input.salutation),
+    teamBriefing: blankIfInvisible(input.teamBriefing),
+  };
+}
+
 export function memberView(member: MemberWithUser, callerMemberId: string): MemberView {
   return {
     id: member.id,
@@ -83,26 +109,42 @@ const alreadyMember = (): AppError =>
     "This user is already a member of the project; edit their membership instead.",
   );
 
-function uniqueViolationToAppError(error: unknown): never {
-  if (isUniqueViolation(error, "members_project_salutation_key")) {
-    throw new AppError(
-      "salutation_taken",
-      409,
-      "Salutation already used in this project",
-      "Another member of this project already has this salutation (compared ignoring case); choose a different one.",
-      { field: "salutation" },
-    );
+const salutationTaken = (): AppError =>
+  new AppError(
+    "salutation_taken",
+    409,
+    "Salutation already used in this project",
+    "Another member of this project already has this salutation, or one that looks the same " +
+      "(compared ignoring case, invisible characters, and look-alike letters such as a Cyrillic " +
+      '"а" for a Latin "a"); choose a different one.',
+    { field: "salutation" },
+  );
+
+/**
+ * Refuses a salutation that looks like another member's (the same UTS #39 skeleton): Mara
+ * could not tell whose briefing is whose. `others` excludes the member being changed.
+ */
+function refuseLookAlike(others: readonly MemberWithUser[], skeleton: string): void {
+  if (others.some((m) => confusableSkeleton(m.salutation) === skeleton)) {
+    throw salutationTaken();
+  }
+}
+
+/** A unique violation of the roster as its stable 409; anything else is rethrown. */
+export function rosterConflict(error: unknown): never {
+  // The unique indexes hold what the checks decided even when two requests race.
+  if (
+    isUniqueViolation(error, "members_project_salutation_key") ||
+    isUniqueViolation(error, "members_project_salutation_skeleton_key")
+  ) {
+    throw salutationTaken();
   }
   if (isUniqueViolation(error, "members_project_user_key")) throw alreadyMember();
   throw error;
 }
 
-/** Adds an existing user to the project. Only owners may add members. */
-export async function addMember(
-  db: Kysely<DatabaseSchema>,
-  membership: Membership,
-  input: z.output<typeof addMemberSchema>,
-): Promise<MemberView> {
+/** The refusal every roster change by a plain member gets. */
+export function requireOwner(membership: Membership): void {
   if (membership.role !== "owner") {
     throw new AppError(
       "owner_required",
@@ -111,54 +153,92 @@ export async function addMember(
       "Ask an owner of this project to add the member.",
     );
   }
+}
+
+/**
+ * Adds `userId` to the project inside the caller's transaction, under the project's roster
+ * lock and the same rules as every roster change (the render state must stay valid);
+ * returns the new member's id. Unique violations are left to `rosterConflict`.
+ */
+export async function insertMember(
+  trx: Kysely<DatabaseSchema>,
+  membership: Membership,
+  userId: string,
+  input: z.output<typeof addMemberSchema>,
+): Promise<string> {
+  const projectId = membership.project.id;
+  await lockProject(trx, projectId);
+  const members = await loadMembersWithUsers(trx, projectId);
+  if (members.some((m) => m.userId === userId)) throw alreadyMember();
+  const candidate: MemberWithUser = {
+    id: "candidate",
+    createdAt: new Date().toISOString(),
+    ...submittedMember({ salutation: input.salutation, teamBriefing: input.teamBriefing ?? null }),
+    role: input.role ?? "member",
+    userId,
+    email: "",
+    displayName: "",
+    phone: null,
+  };
+  const state = checkRenderState(
+    buildRenderInput(membership.project, [...members, candidate], membership.memberId),
+  );
+  // Stored as the render state normalized it, so the API echoes what CLAUDE.md shows.
+  const { salutation, teamBriefing } = renderedMember(state, candidate.id);
+  const skeleton = confusableSkeleton(salutation);
+  refuseLookAlike(members, skeleton);
+  const row = await trx
+    .insertInto("members")
+    .values({
+      project_id: projectId,
+      user_id: userId,
+      role: input.role ?? "member",
+      salutation,
+      salutation_key: normalizeSalutationKey(salutation),
+      salutation_skeleton: skeleton,
+      team_briefing: teamBriefing,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A member as the caller sees them, read after the change. */
+export async function memberViewOf(
+  db: Kysely<DatabaseSchema>,
+  membership: Membership,
+  memberId: string,
+): Promise<MemberView> {
+  const added = (await loadMembersWithUsers(db, membership.project.id)).find(
+    (m) => m.id === memberId,
+  );
+  if (added === undefined) throw notFound("member_not_found", "Member");
+  return memberView(added, membership.memberId);
+}
+
+/** Adds an existing user to the project. Only owners may add members. */
+export async function addMember(
+  db: Kysely<DatabaseSchema>,
+  membership: Membership,
+  input: z.output<typeof addMemberSchema>,
+): Promise<MemberView> {
+  requireOwner(membership);
   const userId = await findUserIdByEmail(db, input.email);
   if (userId === null) {
     throw new AppError(
       "user_not_found",
       404,
       "User not found",
-      "No user has this email; create the user first (talkide-be create-user).",
+      "No user has this email; invite them instead (POST /v1/projects/{id}/invites, the Team tab), which creates their account.",
     );
   }
-  const projectId = membership.project.id;
   try {
-    const id = await db.transaction().execute(async (trx) => {
-      await lockProject(trx, projectId);
-      const members = await loadMembersWithUsers(trx, projectId);
-      if (members.some((m) => m.userId === userId)) throw alreadyMember();
-      const candidate: MemberWithUser = {
-        id: "candidate",
-        createdAt: new Date().toISOString(),
-        salutation: input.salutation,
-        teamBriefing: input.teamBriefing ?? null,
-        role: input.role ?? "member",
-        userId,
-        email: "",
-        displayName: "",
-        phone: null,
-      };
-      checkRenderState(
-        buildRenderInput(membership.project, [...members, candidate], membership.memberId),
-      );
-      const row = await trx
-        .insertInto("members")
-        .values({
-          project_id: projectId,
-          user_id: userId,
-          role: input.role ?? "member",
-          salutation: input.salutation,
-          salutation_key: normalizeSalutationKey(input.salutation),
-          team_briefing: input.teamBriefing ?? null,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      return row.id;
-    });
-    const added = (await loadMembersWithUsers(db, projectId)).find((m) => m.id === id);
-    if (added === undefined) throw notFound("member_not_found", "Member");
-    return memberView(added, membership.memberId);
+    const id = await db
+      .transaction()
+      .execute((trx) => insertMember(trx, membership, userId, input));
+    return await memberViewOf(db, membership, id);
   } catch (error) {
-    return uniqueViolationToAppError(error);
+    return rosterConflict(error);
   }
 }
 
@@ -189,29 +269,45 @@ export async function updateMember(
       if (target === undefined) throw notFound("member_not_found", "Member");
       const updated: MemberWithUser = {
         ...target,
-        salutation: patch.salutation ?? target.salutation,
-        teamBriefing: patch.teamBriefing === undefined ? target.teamBriefing : patch.teamBriefing,
+        ...submittedMember({
+          salutation: patch.salutation ?? target.salutation,
+          teamBriefing: patch.teamBriefing === undefined ? target.teamBriefing : patch.teamBriefing,
+        }),
       };
-      checkRenderState(
+      const state = checkRenderState(
         buildRenderInput(
           membership.project,
           members.map((m) => (m.id === memberId ? updated : m)),
           membership.memberId,
         ),
       );
+      const { salutation, teamBriefing } = renderedMember(state, memberId);
+      const skeleton = confusableSkeleton(salutation);
+      // Checked when the salutation changes (re-sending the same one, as a form does with a
+      // new briefing, is no change): a member who already shares a look with another (rows
+      // from before this rule, see migration 0009) can still edit their briefing, and must
+      // choose a salutation that looks like nobody's the next time they change it.
+      const renamed = salutation !== target.salutation;
+      if (renamed) {
+        refuseLookAlike(
+          members.filter((m) => m.id !== memberId),
+          skeleton,
+        );
+      }
       await trx
         .updateTable("members")
         .set({
-          salutation: updated.salutation,
-          salutation_key: normalizeSalutationKey(updated.salutation),
-          team_briefing: updated.teamBriefing,
+          salutation,
+          salutation_key: normalizeSalutationKey(salutation),
+          ...(renamed ? { salutation_skeleton: skeleton } : {}),
+          team_briefing: teamBriefing,
         })
         .where("id", "=", memberId)
         .where("project_id", "=", projectId)
         .execute();
     });
   } catch (error) {
-    uniqueViolationToAppError(error);
+    rosterConflict(error);
   }
   const after = (await loadMembersWithUsers(db, projectId)).find((m) => m.id === memberId);
   if (after === undefined) throw notFound("member_not_found", "Member");

@@ -8,7 +8,13 @@ import { buildRenderInput, checkRenderState, type ProjectRow } from "../context/
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
 import { AppError } from "../errors.ts";
-import { memberInputSchema, normalizeSalutationKey } from "./members.ts";
+import { blankIfInvisible, confusableSkeleton } from "./look-alikes.ts";
+import {
+  memberInputSchema,
+  normalizeSalutationKey,
+  renderedMember,
+  submittedMember,
+} from "./members.ts";
 
 // Shapes only; the content rules (lengths, characters, URL form) are the render state's and
 // are checked by building the state the next spawn would render (see checkRenderState).
@@ -101,16 +107,24 @@ export async function createProject(
   options: { userId: string; workspacesDir: string; input: CreateProjectInput },
 ): Promise<ProjectView> {
   const { input, userId } = options;
+  // An invisible value (only U+200B, U+FEFF, … and white space) counts as blank: refused
+  // where a value is required, null where it is optional, by the render state's own rules.
   const fields = {
-    name: input.name,
-    url: input.url ?? null,
-    description: input.description ?? null,
-    ...(input.backendLanguage === undefined ? {} : { backend_language: input.backendLanguage }),
-    ...(input.backendFramework === undefined ? {} : { backend_framework: input.backendFramework }),
-    ...(input.frontendLanguage === undefined ? {} : { frontend_language: input.frontendLanguage }),
+    name: blankIfInvisible(input.name),
+    url: blankIfInvisible(input.url ?? null),
+    description: blankIfInvisible(input.description ?? null),
+    ...(input.backendLanguage === undefined
+      ? {}
+      : { backend_language: blankIfInvisible(input.backendLanguage) }),
+    ...(input.backendFramework === undefined
+      ? {}
+      : { backend_framework: blankIfInvisible(input.backendFramework) }),
+    ...(input.frontendLanguage === undefined
+      ? {}
+      : { frontend_language: blankIfInvisible(input.frontendLanguage) }),
     ...(input.frontendFramework === undefined
       ? {}
-      : { frontend_framework: input.frontendFramework }),
+      : { frontend_framework: blankIfInvisible(input.frontendFramework) }),
   };
   // Validate before anything is written: the state the first spawn would render.
   const candidate: ProjectRow = {
@@ -123,15 +137,17 @@ export async function createProject(
     frontend_framework: "Vue.js",
     ...fields,
   };
-  checkRenderState(
+  const state = checkRenderState(
     buildRenderInput(
       candidate,
       [
         {
           id: "creator",
           createdAt: new Date().toISOString(),
-          salutation: input.member.salutation,
-          teamBriefing: input.member.teamBriefing ?? null,
+          ...submittedMember({
+            salutation: input.member.salutation,
+            teamBriefing: input.member.teamBriefing ?? null,
+          }),
           role: "owner",
           userId,
           email: "",
@@ -142,13 +158,24 @@ export async function createProject(
       "creator",
     ),
   );
+  // Stored as the render state normalized it, so the API echoes what CLAUDE.md shows.
+  const normalized = {
+    name: state.project.name,
+    url: state.project.url,
+    description: state.project.description,
+    backend_language: state.project.backendLanguage,
+    backend_framework: state.project.backendFramework,
+    frontend_language: state.project.frontendLanguage,
+    frontend_framework: state.project.frontendFramework,
+  };
+  const creator = renderedMember(state, "creator");
 
   return db.transaction().execute(async (trx) => {
     const id = await nextProjectId(trx);
     const workspaceDir = workspaceDirFor(options.workspacesDir, id);
     const row = await trx
       .insertInto("projects")
-      .values({ id, workspace_dir: workspaceDir, ...fields })
+      .values({ id, workspace_dir: workspaceDir, ...normalized })
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx
@@ -157,9 +184,10 @@ export async function createProject(
         project_id: id,
         user_id: userId,
         role: "owner",
-        salutation: input.member.salutation,
-        salutation_key: normalizeSalutationKey(input.member.salutation),
-        team_briefing: input.member.teamBriefing ?? null,
+        salutation: creator.salutation,
+        salutation_key: normalizeSalutationKey(creator.salutation),
+        salutation_skeleton: confusableSkeleton(creator.salutation),
+        team_briefing: creator.teamBriefing,
       })
       .execute();
     await writeFileIfChanged(join(workspaceDir, ".talkide", "project.yml"), renderProjectYml(id));

@@ -27,6 +27,11 @@ export interface TurnView {
   readonly costUsd: number | null;
   readonly cumulativeCostUsd: number | null;
   /**
+   * The local demo model answered (the instance that ran the turn had no ANTHROPIC_API_KEY):
+   * the answer is not Claude's and the costs are not real money.
+   */
+  readonly demoModel: boolean;
+  /**
    * Instruction files found inside the workspace before the spawn that the backend did not
    * write (e.g. an agent's `CLAUDE.local.md` or `.claude/rules/…`); empty when none or unchecked.
    */
@@ -61,6 +66,7 @@ export function turnView(row: TurnRow): TurnView {
         : { code: row.error_code, message: row.error_message ?? row.error_code },
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
+    demoModel: row.demo_model,
     workspaceInstructionFiles:
       row.workspace_instruction_files === null
         ? []

@@ -5,6 +5,7 @@ import { generateToken, hashToken } from "../auth/tokens.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
 import { AppError } from "../errors.ts";
+import { isInvisible } from "./look-alikes.ts";
 
 export interface User {
   readonly id: string;
@@ -20,6 +21,8 @@ export const newUserSchema = z.object({
     .string()
     .overwrite(trimWhiteSpace)
     .min(1, "must not be blank")
+    // Only U+200B, U+FEFF and the like: nothing anyone could read.
+    .refine((name) => !isInvisible(name), "must not be blank")
     .max(200, "must be at most 200 characters"),
   phone: z
     .string()
@@ -47,7 +50,6 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 
 export { isUniqueViolation };
 
-/** Creates a user with one API token; the token is returned here and nowhere else, ever. */
 /** Checks a new user's fields; the error names the field, never its value. */
 export function validateNewUser(input: NewUser): z.output<typeof newUserSchema> {
   const parsed = newUserSchema.safeParse(input);
@@ -61,41 +63,49 @@ export function validateNewUser(input: NewUser): z.output<typeof newUserSchema> 
   );
 }
 
+/** Creates a user with one API token; the token is returned here and nowhere else, ever. */
 export async function createUser(
   db: Kysely<DatabaseSchema>,
   input: NewUser,
 ): Promise<{ user: User; token: string }> {
-  const { email, displayName, phone } = validateNewUser(input);
   try {
     return await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto("users")
-        .values({
-          email: trimWhiteSpace(email),
-          email_key: emailKey(email),
-          display_name: displayName,
-          phone,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const user = await insertUser(trx, input);
       const token = generateToken();
       await trx
         .insertInto("api_tokens")
-        .values({ user_id: row.id, token_sha256: hashToken(token) })
+        .values({ user_id: user.id, token_sha256: hashToken(token) })
         .execute();
-      return { user: toUser(row), token };
+      return { user, token };
     });
   } catch (error) {
-    if (isUniqueViolation(error, "users_email_key_key")) {
-      throw new AppError(
-        "email_taken",
-        409,
-        "Email already registered",
-        "A user with this email already exists; use `create-token` to give them a new token.",
-      );
-    }
+    if (isUniqueViolation(error, "users_email_key_key")) throw emailTaken();
     throw error;
   }
+}
+
+const emailTaken = (): AppError =>
+  new AppError(
+    "email_taken",
+    409,
+    "Email already registered",
+    "A user with this email already exists; `npx talkide-be create-token --email <email>` gives them a new token.",
+  );
+
+/** Inserts a user without any token (an invite's sign-in link gives them one later). */
+export async function insertUser(db: Kysely<DatabaseSchema>, input: NewUser): Promise<User> {
+  const { email, displayName, phone } = validateNewUser(input);
+  const row = await db
+    .insertInto("users")
+    .values({
+      email: trimWhiteSpace(email),
+      email_key: emailKey(email),
+      display_name: displayName,
+      phone,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toUser(row);
 }
 
 /** Issues an additional token for an existing user (e.g. when the first one was lost). */

@@ -15,12 +15,14 @@ describe("user fields are trimmed as the contract trims", () => {
     expect(user.phone).toBe("+420 123 456");
   });
 
-  it("calls a display name of white space blank, but not one of U+FEFF", () => {
-    expect(() => validateNewUser({ email: "a@example.com", displayName: "\u0085\u2028" })).toThrow(
-      "The user's displayName must not be blank.",
-    );
-    expect(validateNewUser({ email: "a@example.com", displayName: "\ufeff" }).displayName).toBe(
-      "\ufeff",
+  it("calls a display name of white space or invisible characters (U+FEFF, U+200B) blank", () => {
+    for (const displayName of ["\u0085\u2028", "\ufeff", "\u200b \u2060"]) {
+      expect(() => validateNewUser({ email: "a@example.com", displayName })).toThrow(
+        "The user's displayName must not be blank.",
+      );
+    }
+    expect(validateNewUser({ email: "a@example.com", displayName: "\ufeffA" }).displayName).toBe(
+      "\ufeffA",
     );
   });
 

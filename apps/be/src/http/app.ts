@@ -1,19 +1,29 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { useStrictJsonBodies } from "@talkide/strict-json";
+import { urlFaultOf, useStrictJsonBodies, useStrictUrls } from "@talkide/strict-json";
+import { registerAdminRoutes } from "./admin.ts";
 import { registerAuth } from "./auth.ts";
 import { registerConsole } from "./console.ts";
 import type { AppDependencies } from "./context.ts";
 import { errorHandler } from "./problem.ts";
+import { registerInviteRoutes } from "./invites.ts";
 import { registerPortsRoute } from "./ports.ts";
+import { QuietRequestLog } from "./request-log.ts";
 import { registerRoutes } from "./routes.ts";
 
 export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
+    // Routine request lines at debug: the start banner stays in view (TALKIDE_LOG_LEVEL=debug).
+    logController: new QuietRequestLog(),
     bodyLimit: 1024 * 1024,
     // Request ids are generated, never taken from a client header.
     requestIdHeader: false,
     return503OnClosing: true,
+    // The router's own refusals (a percent-encoding that is not UTF-8, an overlong path
+    // parameter) would otherwise answer in Fastify's shape, repeating the path.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(urlFaultOf(error), request, reply);
+    },
   });
   // JSON only: a text/plain body would otherwise reach the handlers as a string.
   app.removeContentTypeParser("text/plain");
@@ -21,9 +31,14 @@ export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): Fast
   // handler runs, so a bad body changes nothing.
   useStrictJsonBodies(app);
   app.setErrorHandler(errorHandler);
+  // Path and query values by the same text rules, before authentication and every route
+  // (those of today and any added later).
+  useStrictUrls(app);
   registerAuth(app, deps.db);
   registerRoutes(app, deps);
   registerPortsRoute(app, deps);
+  registerInviteRoutes(app, deps);
+  registerAdminRoutes(app, deps);
   registerConsole(app, deps.consoleDir ?? null);
   return app;
 }

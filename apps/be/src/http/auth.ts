@@ -25,8 +25,8 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DatabaseSchema>): 
           401,
           "Unauthorized",
           token === null
-            ? "Send your API token as `Authorization: Bearer <token>` (talkide-be create-user prints one)."
-            : "This API token is not valid; use the token printed by create-user or create-token.",
+            ? "Send your API token as `Authorization: Bearer <token>` (`npx talkide-be create-token --email <you>` prints one)."
+            : "This API token is not valid; use the token printed by `npx talkide-be create-user` or `npx talkide-be create-token --email <you>`.",
         ),
       );
       return reply;

@@ -1,41 +1,18 @@
 import { startFakeMessagesApi, type FakeMessagesApi } from "@talkide/claude-cli/testing";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  browserUnavailableReason,
-  launchBrowser,
-  seriousAxeViolations,
-  type Browser,
-} from "../test-support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser, seriousAxeViolations, type Browser } from "../test-support/browser.ts";
+import { describeInChromium } from "../test-support/console-suite.ts";
 import { startHarness, type Harness, type TestUser } from "../test-support/harness.ts";
 import { REAL_CLAUDE } from "../test-support/wire-harness.ts";
-import { builtConsoleDir } from "./console.ts";
 
 const REPLY = "Ahoj Anno, tady Mara. Začneme košíkem.";
-const blocked =
-  browserUnavailableReason() ??
-  (REAL_CLAUDE === null
-    ? "the claude binary of @anthropic-ai/claude-code is not installed for this platform."
-    : null) ??
-  (builtConsoleDir() === null
-    ? "the console is not built: run `pnpm --filter @talkide/console run build` (npm test builds it before the tests)."
-    : null);
-
-if (blocked !== null && process.env.CI === "true") {
-  describe("the web console in real Chromium", () => {
-    it("can run here", () => {
-      throw new Error(`The browser suite cannot run: ${blocked}`);
-    });
-  });
-} else if (blocked !== null) {
-  console.warn(`\n!!! SKIPPING the web console browser suite: ${blocked} !!!\n`);
-}
 
 /**
  * The console driven in real Chromium against the real backend, which spawns the real pinned
  * Claude Code CLI against a local stand-in for the Messages API: what a person sees, end to end.
  */
-describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
+describeInChromium("the web console in real Chromium", () => {
   let fake: FakeMessagesApi;
   let harness: Harness;
   let anna: TestUser;
@@ -98,6 +75,9 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
     expect(await salutation.getAttribute("aria-invalid")).toBe("true");
     expect(await salutation.getAttribute("aria-describedby")).toBe("new-project-salutation-error");
     expect(await page.getByLabel("Name").getAttribute("aria-invalid")).toBeNull();
+    // Said once, beside its field, in words (no code, no field name in front).
+    const form = page.getByRole("form", { name: "New project" });
+    expect(await form.getByRole("alert").allTextContents()).toEqual(["Start with a letter."]);
     await expectNoSeriousViolations("the project form with an error");
 
     await salutation.fill("Anna");
@@ -107,14 +87,16 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
     await page.getByRole("button", { name: /Pekárna u Jelena/ }).waitFor();
   });
 
-  it("adds a member by email and edits the own briefing", async () => {
+  it("invites a person who has an account, and edits the own briefing", async () => {
     await page.getByRole("tab", { name: "Team" }).click();
-    await page.getByRole("heading", { name: "Add a member" }).waitFor();
-    await page.getByLabel("Email").fill("bob.console@example.org");
-    await page.locator("#add-salutation").fill("Bob");
-    await page.locator("#add-briefing").fill("Vue Router 4.");
-    await page.getByRole("button", { name: "Add member" }).click();
-    await page.getByRole("status").filter({ hasText: "Added Bob." }).waitFor();
+    const form = page.getByTestId("invite-form");
+    await form.getByTestId("invite-email").fill("bob.console@example.org");
+    await form.getByTestId("invite-salutation").fill("Bob");
+    await form.getByTestId("invite-briefing").fill("Vue Router 4.");
+    await form.getByTestId("invite-submit").click();
+    await page.getByTestId("invite-status").waitFor();
+    // Bob had an account already: he signs in as before, so no link is issued.
+    expect(await page.getByTestId("invite-link").count()).toBe(0);
     await page.getByRole("list", { name: "Members" }).getByText("Vue Router 4.").waitFor();
 
     await page.locator("#own-briefing").fill("Preferuji Pinia a Vitest.");
@@ -136,12 +118,15 @@ describe.skipIf(blocked !== null)("the web console in real Chromium", () => {
     );
     await page.getByLabel("Message to Mara").fill("Ahoj Maro, kde začneme?");
     await page.keyboard.press("Control+Enter");
-    const streamed = page.getByRole("region", { name: "The last turn as it streamed in" });
-    await streamed.getByText(REPLY).waitFor({ timeout: 240_000 });
-    await streamed.getByText(/This turn cost \$\d+\.\d{4}\./).waitFor();
-    const history = page.getByRole("list", { name: "Earlier turns" });
-    await history.getByText("Ahoj Maro, kde začneme?").waitFor();
-    await history.getByText(/cost \$\d+\.\d{4}/).waitFor();
+    // The turn streams into its card, which becomes the stored turn's card when it ends.
+    const turn = page.getByRole("list", { name: "Conversation" }).locator('[data-turn-number="1"]');
+    await turn.getByTestId("reply").getByText(REPLY).waitFor({ timeout: 240_000 });
+    await turn.getByText(/^cost \$\d+\.\d{4} \(session total \$\d+\.\d{4}\)$/).waitFor();
+    await turn.getByText("Ahoj Maro, kde začneme?").waitFor();
+    await page.getByTestId("live-turn").waitFor({ state: "detached" });
+    // A real model's cost (ANTHROPIC_API_KEY set): no demo note.
+    expect(await turn.getByTestId("turn-cost").textContent()).not.toContain("not real money");
+    expect(await page.getByText(REPLY).count()).toBe(1);
     // The model got the message through the real CLI.
     expect(JSON.stringify(fake.messageRequests().at(-1)?.body)).toContain(
       "Ahoj Maro, kde začneme?",

@@ -37,6 +37,7 @@ describe("the web console's files", () => {
     mkdirSync(join(dist, "assets"));
     writeFileSync(join(dist, "index.html"), '<!doctype html><div id="app"></div>\n');
     writeFileSync(join(dist, "assets", "index-abc123.js"), "console.log(1);\n");
+    writeFileSync(join(dist, "favicon.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
     app = await appWith(dist);
   });
   afterAll(async () => {
@@ -56,6 +57,17 @@ describe("the web console's files", () => {
     expect((await app.inject({ method: "GET", url: "/v1/secret" })).statusCode).toBe(401);
   });
 
+  it("answers /favicon.ico with the console's icon, never with 401", async () => {
+    const icon = await app.inject({ method: "GET", url: "/favicon.ico" });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers["content-type"]).toMatch(/^image\/svg\+xml/);
+    expect(icon.body).toContain("<svg");
+    const named = await app.inject({ method: "GET", url: "/favicon.svg" });
+    expect(named.statusCode).toBe(200);
+    // Not content-hashed like assets/, so never cached as immutable.
+    expect(named.headers["cache-control"]).toBe("no-cache");
+  });
+
   it("serves nothing else: an unknown path is not a public file", async () => {
     for (const url of ["/assets/other.js", "/../package.json", "/index.html/x"]) {
       expect((await app.inject({ method: "GET", url })).statusCode, url).not.toBe(200);
@@ -67,6 +79,7 @@ describe("the web console's files", () => {
     const page = await unbuilt.inject({ method: "GET", url: "/" });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("pnpm --filter @talkide/console run build");
+    expect((await unbuilt.inject({ method: "GET", url: "/favicon.ico" })).statusCode).toBe(204);
     await unbuilt.close();
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
@@ -26,6 +26,9 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </main></body></html>
 `;
 
+/** The console's icon (apps/console/public), also the answer to `/favicon.ico`. */
+const FAVICON = "favicon.svg";
+
 declare module "fastify" {
   interface FastifyContextConfig {
     /** Served without an API token: the console's own files, which hold no data. */
@@ -43,6 +46,12 @@ export function registerConsole(app: FastifyInstance, consoleDir: string | null)
     scope.addHook("onRoute", (route) => {
       route.config = { ...route.config, publicRoute: true };
     });
+    // Browsers ask for /favicon.ico on their own (the page names /favicon.svg, but a tab on
+    // any other address still asks): answered here, it never shows as a 401 in the console.
+    const hasIcon = consoleDir !== null && existsSync(join(consoleDir, FAVICON));
+    scope.get("/favicon.ico", (_request, reply) =>
+      hasIcon ? reply.type("image/svg+xml").sendFile(FAVICON) : reply.code(204).send(),
+    );
     if (consoleDir === null) {
       scope.get("/", (_request, reply) =>
         reply.type("text/html; charset=utf-8").send(NOT_BUILT_PAGE),
@@ -58,10 +67,13 @@ export function registerConsole(app: FastifyInstance, consoleDir: string | null)
       index: ["index.html"],
       cacheControl: false,
       setHeaders: (reply, path) => {
-        // Vite names assets by content hash; the page itself must always be fetched fresh.
+        // Vite names the files under assets/ by content hash; everything else (the page, the
+        // icon) keeps its name from build to build and must be fetched fresh.
         reply.header(
           "cache-control",
-          path.endsWith("index.html") ? "no-cache" : "public, max-age=31536000, immutable",
+          relative(consoleDir, path).startsWith(`assets${sep}`)
+            ? "public, max-age=31536000, immutable"
+            : "no-cache",
         );
       },
     });

@@ -16,6 +16,8 @@ export interface AppDependencies {
   readonly workspacesDir: string;
   /** The built web console to serve at `/`; null serves a page saying how to build it. */
   readonly consoleDir?: string | null;
+  /** The local admin token the `/admin/v1` routes take (see admin.ts); null disables them. */
+  readonly adminToken?: string | null;
 }
 
 declare module "fastify" {

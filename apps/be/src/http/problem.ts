@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { BodyFault } from "@talkide/strict-json";
+import { BodyFault, UrlFault } from "@talkide/strict-json";
 import { AppError } from "../errors.ts";
 
 export interface Problem {
@@ -52,8 +52,23 @@ const BODY_FAULT_TITLES: Record<BodyFault["code"], string> = {
   too_deeply_nested: "Body nested too deeply",
 };
 
-/** Errors Fastify raises itself, mapped to stable codes. */
-function fromFastifyError(error: FastifyError): AppError | null {
+const URL_FAULT_TITLES: Record<UrlFault["code"], string> = {
+  invalid_encoding: "URL is not UTF-8",
+  invalid_text: "Text that cannot be stored",
+  parameter_too_long: "URL parameter too long",
+};
+
+/** Errors Fastify raises itself, mapped to stable codes; none repeats the request's input. */
+function fromFastifyError(error: FastifyError | UrlFault): AppError | null {
+  if (error instanceof UrlFault) {
+    return new AppError(
+      error.code,
+      error.statusCode,
+      URL_FAULT_TITLES[error.code],
+      error.message,
+      error.path === undefined ? {} : { path: error.path },
+    );
+  }
   if (error instanceof BodyFault) {
     return new AppError(
       error.code,
@@ -112,7 +127,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
 }
 
 export function errorHandler(
-  error: FastifyError,
+  error: FastifyError | UrlFault,
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {

@@ -1,5 +1,5 @@
-import { isBlank } from "@talkide/text";
 import { hasNoInputForClaude } from "@talkide/claude-cli";
+import { PG_INTEGER_MAX, urlInteger } from "@talkide/strict-json";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
@@ -17,6 +17,7 @@ import {
   listProjects,
   projectView,
 } from "../domain/projects.ts";
+import { isInvisible } from "../domain/look-alikes.ts";
 import { requireMembership } from "../domain/membership.ts";
 import { withTurnContext } from "../domain/turn-context.ts";
 import { getTurn, listTurns, turnView } from "../domain/turns.ts";
@@ -29,14 +30,15 @@ const messageSchema = z.strictObject({
   text: z
     .string()
     .max(100_000, "must be at most 100000 characters")
-    // Blank by the contract's white space, or without input for Claude Code, which trims
-    // with String#trim (so also U+FEFF): either way the turn could not run.
-    .refine((t) => !isBlank(t) && !hasNoInputForClaude(t), "must not be blank"),
+    // Blank: only white space and invisible characters (U+200B, U+FEFF, …), or without
+    // input for Claude Code, which trims with String#trim: either way nothing to answer.
+    .refine((t) => !isInvisible(t) && !hasNoInputForClaude(t), "must not be blank"),
 });
 
 const listTurnsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  before: z.coerce.number().int().min(1).optional(),
+  limit: urlInteger({ min: 1, max: 200 }).default(50),
+  // Compared with turns.number, a PostgreSQL integer.
+  before: urlInteger({ min: 1, max: PG_INTEGER_MAX }).optional(),
 });
 
 function wantsEventStream(request: FastifyRequest): boolean {

@@ -1,6 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
@@ -30,28 +28,49 @@ export function browserUnavailableReason(): string | null {
 }
 
 export interface Browser {
+  /** The first context: one person's cookies and storage. */
   readonly context: BrowserContext;
   newPage(): Promise<Page>;
+  /** Another context: a second person at another computer, sharing nothing with the first. */
+  newContext(): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
-/** Real Chromium with a fresh profile of its own, removed on close. */
+/** Real Chromium; each context is an incognito-like profile of its own, gone on close. */
 export async function launchBrowser(): Promise<Browser> {
-  const profile = mkdtempSync(join(tmpdir(), "talkide-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 900 },
   });
+  const newContext = (): Promise<BrowserContext> =>
+    browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext();
   return {
     context,
     newPage: () => context.newPage(),
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    newContext,
+    close: () => browser.close(),
   };
+}
+
+/**
+ * Collects what a page writes to the browser's console as errors, and the requests that
+ * failed or answered 4xx/5xx (a missing favicon logs "Failed to load resource: 401").
+ */
+export function collectConsoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    // The location names the resource a "Failed to load resource" message is about.
+    if (message.type() === "error") {
+      errors.push(`console: ${message.text()} (${message.location().url})`);
+    }
+  });
+  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+  page.on("response", (response) => {
+    if (response.status() >= 400) errors.push(`${response.status()} ${response.url()}`);
+  });
+  return errors;
 }
 
 interface AxeViolation {

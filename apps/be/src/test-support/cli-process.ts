@@ -42,7 +42,16 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
-/** Starts `serve` and resolves once it listens; `stop()` sends SIGTERM and waits. */
+/**
+ * The service's last words at start: the "talkide-be listening" log line (its URL captured),
+ * then the start banner, which is printed in one write after every log line of the start.
+ */
+export const STARTED = /"url":"(http:\/\/[^"]+)",[^\n]*"msg":"talkide-be listening"[^\n]*\n[^{]/;
+
+/**
+ * Starts `serve` and resolves once it listens and printed its banner; `stop()` sends SIGTERM
+ * and waits.
+ */
 export async function serve(env: NodeJS.ProcessEnv): Promise<{
   url: string;
   stdout: () => string;
@@ -60,7 +69,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<{
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
-      const match = /"url":"(http:\/\/[^"]+)",[^\n]*"msg":"talkide-be listening"/.exec(stdout);
+      const match = STARTED.exec(stdout);
       if (match?.[1] !== undefined) resolve(match[1]);
     });
     void closed.then(() => {

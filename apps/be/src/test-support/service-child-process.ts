@@ -2,7 +2,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { baseEnv } from "./cli-process.ts";
+import { baseEnv, STARTED } from "./cli-process.ts";
 
 const CHILD = fileURLToPath(new URL("./service-child.ts", import.meta.url));
 
@@ -17,8 +17,8 @@ export interface ServiceChild {
 
 /**
  * Starts `service-child.ts` (the service, configured from its environment) on a data
- * directory and resolves once it listens. `env` is added to the base environment (the fake
- * claude, port 0, a test key).
+ * directory and resolves once it listens and printed its start banner. `env` is added to the
+ * base environment (the fake claude, port 0, a test key).
  */
 export async function startServiceChild(
   dataDir: string,
@@ -59,8 +59,7 @@ export async function startServiceChild(
       waiters.add(check);
       check();
     });
-  const listening = await waitFor(
-    /"url":"(http:\/\/127\.0\.0\.1:\d+)","layout":"split","msg":"talkide-be listening"/,
-  );
+  // The banner after the listening line: the start is complete (see STARTED).
+  const listening = await waitFor(STARTED);
   return { process: child, url: listening[1] ?? "", output: () => stdout, waitFor, exited };
 }

@@ -1,5 +1,16 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
-import { BodyFault, useStrictJsonBodies } from "@talkide/strict-json";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from "fastify";
+import {
+  BodyFault,
+  UrlFault,
+  urlFaultOf,
+  useStrictJsonBodies,
+  useStrictUrls,
+} from "@talkide/strict-json";
 import {
   ApiError,
   BODY_LIMIT_BYTES,
@@ -41,24 +52,14 @@ export interface ServerDeps {
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const httpLogger: FastifyBaseLogger = deps.logger.child({ component: "http" });
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    bodyLimit: BODY_LIMIT_BYTES,
-    // Request ids in logs tie a refusal to the caller's request without logging content.
-    requestIdHeader: "x-request-id",
-  });
-
-  // JSON only: a text body would reach validation as a string and blur the error.
-  app.removeContentTypeParser("text/plain");
-  // UTF-8 only, and no string PostgreSQL cannot store (NUL, lone surrogates): a 4xx with a
-  // stable code before any route runs, on the daemon's routes and on any an extension adds.
-  useStrictJsonBodies(app);
-
-  app.setErrorHandler((error: FastifyError | ApiError | IntakeError, _request, reply) => {
+  const handleError = (
+    error: FastifyError | ApiError | IntakeError | UrlFault,
+    reply: FastifyReply,
+  ): FastifyReply => {
     if (error instanceof ApiError) {
       return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
     }
-    if (error instanceof BodyFault) {
+    if (error instanceof BodyFault || error instanceof UrlFault) {
       return reply.code(error.statusCode).send(errorBody(error.code, error.message, error.path));
     }
     if (error instanceof IntakeError) {
@@ -69,7 +70,31 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message));
     deps.logger.error({ err: error }, "request failed");
     return reply.code(500).send(errorBody("internal_error", "The daemon failed; see its log."));
+  };
+  const app = Fastify({
+    loggerInstance: httpLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Request ids in logs tie a refusal to the caller's request without logging content.
+    requestIdHeader: "x-request-id",
+    // The router's own refusals (a percent-encoding that is not UTF-8, an overlong path
+    // parameter) would otherwise answer in Fastify's shape, repeating the path.
+    frameworkErrors: (error, _request, reply) => {
+      void handleError(urlFaultOf(error), reply);
+    },
   });
+
+  // JSON only: a text body would reach validation as a string and blur the error.
+  app.removeContentTypeParser("text/plain");
+  // UTF-8 only, and no string PostgreSQL cannot store (NUL, lone surrogates): a 4xx with a
+  // stable code before any route runs, on the daemon's routes and on any an extension adds.
+  useStrictJsonBodies(app);
+
+  app.setErrorHandler((error: FastifyError | ApiError | IntakeError | UrlFault, _request, reply) =>
+    handleError(error, reply),
+  );
+  // Path and query values by the same text rules, before authentication and every route
+  // (the daemon's and any an extension adds).
+  useStrictUrls(app);
   app.setNotFoundHandler((_request, reply) =>
     reply
       .code(404)

@@ -93,3 +93,36 @@ export async function expectHostileBodiesRefused(options: {
   expect(options.logs.filter((line) => line.includes(CANARY))).toEqual([]);
   expect(options.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
 }
+
+/**
+ * Why an error response of the daemon or the hub breaks their documented shape — JSON with
+ * exactly `{ "error": { code, message, path? } }`, a snake_case code — or null when it keeps it.
+ */
+export function errorShapeFault(response: {
+  readonly contentType: string;
+  readonly text: string;
+}): string | null {
+  if (!response.contentType.startsWith("application/json"))
+    return `content type ${response.contentType}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    return "a body that is not JSON";
+  }
+  const outer = body as { error?: Record<string, unknown> } | null;
+  const error = outer?.error;
+  if (
+    typeof body !== "object" ||
+    Object.keys(body as object).join() !== "error" ||
+    typeof error !== "object" ||
+    typeof error.code !== "string" ||
+    !/^[a-z][a-z0-9_]*$/.test(error.code) ||
+    typeof error.message !== "string" ||
+    !(error.path === undefined || typeof error.path === "string") ||
+    Object.keys(error).some((key) => !["code", "message", "path"].includes(key))
+  ) {
+    return `a body outside the error shape: ${response.text.slice(0, 200)}`;
+  }
+  return null;
+}

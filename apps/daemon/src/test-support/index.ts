@@ -11,6 +11,7 @@ export {
 export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";
 export {
   capturingLogger,
+  errorShapeFault,
   expectHostileBodiesRefused,
   snapshotDatabase,
   type HostileRoute,

@@ -186,7 +186,7 @@ async function groupByName(db: HubDb, name: string) {
     .where("kind", "=", "group")
     .where("name_key", "=", nameKey(name))
     .executeTakeFirst();
-  if (group === undefined) throw notFound("unknown_group", `No group #${name}.`);
+  if (group === undefined) throw notFound("unknown_group", "No group has this name.");
   return group;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { parseInput } from "@talkide/service-kit";
+import { ApiError, parseInput } from "@talkide/service-kit";
+import { PG_INTEGER_MAX, urlInteger } from "@talkide/strict-json";
 import { callerOf, requireMember } from "../auth.ts";
 import { getCharter, setCharter } from "../charter.ts";
 import { placeMembers, resolveTarget, type Place } from "../conversations.ts";
@@ -126,8 +127,9 @@ export function registerMemberApi(
           z.strictObject({
             target: target.optional(),
             around: messageId.optional(),
-            before: z.coerce.number().int().min(1).optional(),
-            limit: z.coerce.number().int().min(1).max(200).default(50),
+            // Compared with hub_messages.seq, a PostgreSQL integer.
+            before: urlInteger({ min: 1, max: PG_INTEGER_MAX }).optional(),
+            limit: urlInteger({ min: 1, max: 200 }).default(50),
           }),
           request.query,
           "invalid_query",
@@ -310,8 +312,20 @@ export function registerMemberApi(
           .select(["message_id", "file_name", "content"])
           .where("id", "=", id)
           .executeTakeFirst();
-        if (row === undefined) throw notFound("unknown_attachment", `No attachment ${id}.`);
-        await visibleMessage(db, callerOf(request), row.message_id);
+        // One answer whether the attachment does not exist or sits in a conversation the
+        // caller cannot read: neither its existence nor its message is theirs to learn.
+        const unknown = () =>
+          notFound(
+            "unknown_attachment",
+            "No attachment with this id is in a conversation you can read.",
+          );
+        if (row === undefined) throw unknown();
+        try {
+          await visibleMessage(db, callerOf(request), row.message_id);
+        } catch (error) {
+          if (error instanceof ApiError && error.httpStatus === 404) throw unknown();
+          throw error;
+        }
         return reply
           .header("content-type", "application/octet-stream")
           .header(

@@ -294,7 +294,10 @@ describe("attachments", () => {
     const outsider = await hub.ticlawk(bob, ["attachment", "get", attachmentId], {
       cwd: workspace,
     });
-    expect(cliError(outsider).code).toBe("unknown_message");
+    // Exactly as for an attachment that does not exist: neither it nor its message is theirs.
+    const missing = await hub.ticlawk(bob, ["attachment", "get", "att_none"], { cwd: workspace });
+    expect(cliError(outsider)).toEqual(cliError(missing));
+    expect(cliError(outsider).code).toBe("unknown_attachment");
   });
 
   it("refuses an eleventh file and a missing file, and then sends nothing", async () => {

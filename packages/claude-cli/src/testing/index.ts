@@ -1,3 +1,4 @@
+export { DEMO_MODEL_MARK, demoModelAnswer } from "./demo-model.ts";
 export { FAKE_CLAUDE_PATH, FAKE_CLAUDE_SCRIPT } from "./fake-claude-path.ts";
 export {
   DEFAULT_FAKE_REPLY_TEXT,

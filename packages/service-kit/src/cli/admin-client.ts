@@ -1,10 +1,13 @@
 /** A failure the CLI reports in one line and exits 1 with. */
 export class CliError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  /** The HTTP status when the failure is the service's answer; null otherwise. */
+  readonly status: number | null;
+  constructor(code: string, message: string, status: number | null = null) {
     super(message);
     this.name = "CliError";
     this.code = code;
+    this.status = status;
   }
 }
 
@@ -63,10 +66,21 @@ export class AdminClient {
       );
     }
     if (!response.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
+      // `{ "error": { code, message } }` (the daemon, the hub) or problem+json (the backend).
+      const body = parsed as {
+        error?: { code?: string; message?: string };
+        code?: unknown;
+        detail?: unknown;
+      } | null;
+      const problem = {
+        code: typeof body?.code === "string" ? body.code : undefined,
+        message: typeof body?.detail === "string" ? body.detail : undefined,
+      };
+      const error = body?.error ?? problem;
       throw new CliError(
-        error?.code ?? `http_${response.status}`,
-        error?.message ?? `HTTP ${response.status}`,
+        error.code ?? `http_${response.status}`,
+        error.message ?? `HTTP ${response.status}`,
+        response.status,
       );
     }
     return { status: response.status, body: parse(parsed) };

@@ -32,8 +32,14 @@ export function mapFastifyError(
     default:
       break;
   }
+  // Any other refusal of Fastify's own: its message may repeat the request (a path, a header
+  // value), so a fixed one stands in.
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { status: error.statusCode, code: "bad_request", message: error.message };
+    return {
+      status: error.statusCode,
+      code: "bad_request",
+      message: "The request could not be processed; see the service's README for the API.",
+    };
   }
   return null;
 }

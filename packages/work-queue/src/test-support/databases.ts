@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -55,6 +55,25 @@ export async function openInstanceDatabase(
 }
 
 let server: ReturnType<typeof startPostgresServer> | null = null;
+let emptyTemplate: Promise<string> | null = null;
+
+/**
+ * A new, empty PGlite data directory: a copy of one made by PGlite's own initdb once per test
+ * file. The initdb is most of a PGlite's start (seconds of CPU); the copy holds the same bytes
+ * a fresh one would, so each test still begins on an empty database and installs pg-boss.
+ */
+async function emptyDataDir(): Promise<string> {
+  emptyTemplate ??= (async () => {
+    const template = mkdtempSync(join(tmpdir(), "talkide-work-queue-template-"));
+    const pglite = await PGlite.create(template);
+    await pglite.close();
+    return template;
+  })();
+  const template = await emptyTemplate;
+  const dir = mkdtempSync(join(tmpdir(), "talkide-work-queue-"));
+  cpSync(template, dir, { recursive: true });
+  return dir;
+}
 
 /** The server suites fail under CI=true when no server can be started (never a silent skip). */
 export function serverSuiteCanRun(): boolean {
@@ -65,7 +84,7 @@ export async function sharedDatabase(kind: DatabaseKind): Promise<SharedDatabase
   if (kind === "embedded") {
     // PGlite is one process's database: the "instances" of an embedded test share one PGlite,
     // which is closed (and may be reopened) as a whole.
-    const dir = mkdtempSync(join(tmpdir(), "talkide-work-queue-"));
+    const dir = await emptyDataDir();
     let current: Promise<InstanceDatabase> | null = null;
     return {
       kind,
@@ -105,9 +124,12 @@ export async function sharedDatabase(kind: DatabaseKind): Promise<SharedDatabase
   };
 }
 
-/** Stops the throwaway server the suites shared, if one was started. */
-export async function stopSharedServer(): Promise<void> {
+/** Stops the throwaway server the suites shared and removes the empty PGlite template, if made. */
+export async function releaseSharedResources(): Promise<void> {
   const started = server;
   server = null;
   if (started !== null) await (await started).stop();
+  const template = emptyTemplate;
+  emptyTemplate = null;
+  if (template !== null) rmSync(await template, { recursive: true, force: true });
 }

@@ -22,6 +22,10 @@ const agentParams = z.object({
   agentId: z.string().regex(AGENT_ID_PATTERN, "must be 1–64 letters, digits, '.', '_' or '-'"),
 });
 
+/** Never repeats the id: an error names what to do, not what was sent. */
+const NO_SUCH_AGENT =
+  "No agent with this id is registered; talkide-daemon agent list shows those that are.";
+
 export function registerAgentRoutes(
   app: FastifyInstance,
   db: DaemonDb,
@@ -37,12 +41,7 @@ export function registerAgentRoutes(
   app.get("/v1/agents/:agentId", adminOrIntake, async (request) => {
     const { agentId } = parseInput(agentParams, request.params, "invalid_params");
     const agent = await getAgent(db, agentId);
-    if (agent === undefined)
-      throw new ApiError(
-        404,
-        "unknown_agent",
-        `No agent ${JSON.stringify(agentId)} is registered.`,
-      );
+    if (agent === undefined) throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
     const sessions = await listSessions(db, { agentId, liveOnly: true, limit: 1000 });
     return { agent: agentView(agent), liveSessions: sessions.map(sessionView) };
   });
@@ -98,12 +97,7 @@ export function registerAgentRoutes(
   app.post("/v1/agents/:agentId/reset", admin, async (request) => {
     const { agentId } = parseInput(agentParams, request.params, "invalid_params");
     const invalidated = await resetAgent(db, agentId);
-    if (invalidated === null)
-      throw new ApiError(
-        404,
-        "unknown_agent",
-        `No agent ${JSON.stringify(agentId)} is registered.`,
-      );
+    if (invalidated === null) throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
     for (const session of invalidated) {
       events.publish({
         type: "session.invalidated",

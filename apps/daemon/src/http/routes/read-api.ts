@@ -5,10 +5,11 @@ import { getDelivery, listDeliveries } from "../../store/deliveries.ts";
 import { listSessions } from "../../store/sessions.ts";
 import { listTurns } from "../../store/turns.ts";
 import { ApiError, parseInput } from "@talkide/service-kit";
+import { PG_INTEGER_MAX, urlInteger } from "@talkide/strict-json";
 import { requireScope } from "../auth.ts";
 import { deliveryView, sessionView, turnView } from "../views.ts";
 
-const limit = z.coerce.number().int().min(1).max(1000).default(100);
+const limit = urlInteger({ min: 1, max: 1000 }).default(100);
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 const id = z.string().min(1).max(200);
 
@@ -42,7 +43,8 @@ export function registerReadRoutes(app: FastifyInstance, db: DaemonDb): void {
         agentId: id.optional(),
         conversationId: id.optional(),
         state: z.enum(["accepted", "running", "completed", "failed"]).optional(),
-        beforeSeq: z.coerce.number().int().min(1).optional(),
+        // Compared with deliveries.seq, a PostgreSQL integer.
+        beforeSeq: urlInteger({ min: 1, max: PG_INTEGER_MAX }).optional(),
         limit,
       }),
       request.query,
