@@ -2,9 +2,21 @@
 // TypeScript compiler itself), which is what catches a floating promise returned by a
 // library call (fastify, pglite, fs/promises) — a syntactic linter cannot see those types.
 // Formatting belongs to Prettier; eslint-config-prettier switches off rules that overlap.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
+
+// Every app of the workspace (a folder under apps/ with a package.json): its folder and
+// package name, so a new app is covered by the rule below without anyone listing it.
+const appsDir = join(import.meta.dirname, "apps");
+const apps = readdirSync(appsDir)
+  .filter((folder) => existsSync(join(appsDir, folder, "package.json")))
+  .map((folder) => ({
+    folder,
+    name: JSON.parse(readFileSync(join(appsDir, folder, "package.json"), "utf8")).name,
+  }));
 
 export default tseslint.config(
   {
@@ -24,7 +36,13 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // Two programs for the whole repo: the root one (every file outside the console) and the
+      // console's (DOM types). A program per package would re-read the sources of every
+      // workspace package it imports, so the same files were parsed and bound many times.
+      parserOptions: {
+        project: ["./tsconfig.json", "./apps/console/tsconfig.json"],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
@@ -82,6 +100,33 @@ export default tseslint.config(
       ],
     },
   },
+  // No app imports another app's code (production or tests): what two apps share lives in a
+  // package under packages/, and apps meet over HTTP or as child processes. (The backend
+  // serving the console's built files resolves the console's package.json: no import.)
+  ...apps.map((app) => {
+    const others = apps.filter((other) => other.name !== app.name);
+    return {
+      files: [`apps/${app.folder}/**/*.{ts,mts,cts,js,mjs,cjs}`],
+      rules: {
+        "no-restricted-imports": [
+          "error",
+          {
+            patterns: [
+              {
+                group: others.flatMap((other) => [other.name, `${other.name}/*`]),
+                message: `${app.name} imports no other app: move what both need into a package under packages/ (or start the other app as a process).`,
+              },
+              {
+                // A relative path through apps/ or into another app's sources or build.
+                regex: `(^|/)apps/|(^|/)(${others.map((other) => other.folder).join("|")})/(src|dist)(/|$)`,
+                message: `${app.name} imports no other app's files: move what both need into a package under packages/.`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  }),
   {
     files: ["**/*.js"],
     ...tseslint.configs.disableTypeChecked,

@@ -1,12 +1,11 @@
-import { CliError } from "@talkide/service-kit";
+import { ApiError, CliError, ConfigError } from "@talkide/service-kit";
 import { Command, CommanderError, Option } from "commander";
-import { checkModelAccess, loadConfig, ConfigError, type Config } from "./config.ts";
+import { checkModelAccess, loadConfig, type Config } from "./config.ts";
 import { DatabaseLockedError, openDatabase } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { connectOperator, type Operator, type OperatorOptions } from "./cli-operator.ts";
 import { addMemberSchema } from "./domain/members.ts";
 import { validateNewUser } from "./domain/users.ts";
-import { AppError } from "./errors.ts";
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -183,11 +182,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 function parseProjectId(raw: string): number {
   if (!/^[1-9][0-9]{0,2}$/.test(raw)) {
-    throw new AppError(
-      "invalid_project_id",
+    throw new ApiError(
       400,
-      "Invalid project id",
+      "invalid_project_id",
       "--project takes a project's id, a whole number from 1 to 999 (GET /v1/projects lists them).",
+      { title: "Invalid project id" },
     );
   }
   return Number(raw);
@@ -198,11 +197,11 @@ function parseInvite(input: Record<string, unknown>) {
   const parsed = addMemberSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new AppError(
-    "invalid_invite",
+  throw new ApiError(
     400,
-    "Invalid invite",
+    "invalid_invite",
     `The invite's ${String(issue?.path[0] ?? "data")} ${issue?.message ?? "is invalid"}.`,
+    { title: "Invalid invite" },
   );
 }
 
@@ -215,9 +214,9 @@ function reportError(error: unknown, io: CliIo): number {
     io.stderr(`error (${error.code}): ${error.message}\n`);
     return 2;
   }
-  if (error instanceof AppError) {
+  if (error instanceof ApiError) {
     io.stderr(`error (${error.code}): ${error.message}\n`);
-    return error.status >= 500 ? 1 : 2;
+    return error.httpStatus >= 500 ? 1 : 2;
   }
   if (error instanceof CliError) {
     io.stderr(`error (${error.code}): ${error.message}\n`);

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkModelAccess, ConfigError, loadConfig } from "./config.ts";
+import { ConfigError } from "@talkide/service-kit";
+import { checkModelAccess, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
   it("has defaults that work on a fresh machine", () => {

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { ConfigError, parseEnvironment } from "@talkide/service-kit";
+import { QUEUE_POLICY } from "@talkide/work-queue";
 import { z } from "zod";
 
 /**
@@ -57,96 +59,61 @@ export interface Config {
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
 
-export class ConfigError extends Error {
-  readonly code = "invalid_config";
-  readonly issues: ReadonlyArray<{ variable: string; message: string }>;
-  constructor(issues: ReadonlyArray<{ variable: string; message: string }>) {
-    super(
-      `Invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join("; ")}. ` +
-        "Fix these environment variables (see apps/be/README.md, Configuration) and start again.",
-    );
-    this.name = "ConfigError";
-    this.issues = issues;
-  }
-}
-
-const blankToUndefined = (value: unknown): unknown =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
-
-const optionalText = z.preprocess(blankToUndefined, z.string().optional());
+/** Where the variables are documented; every configuration error points there. */
+const README = "apps/be/README.md";
 
 const booleanFlag = (fallback: boolean) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .enum(["1", "0", "true", "false", "yes", "no", "on", "off"], {
-        error: "use true or false",
-      })
-      .optional()
-      .transform((v) => (v === undefined ? fallback : ["1", "true", "yes", "on"].includes(v))),
-  );
+  z
+    .enum(["1", "0", "true", "false", "yes", "no", "on", "off"], { error: "use true or false" })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ["1", "true", "yes", "on"].includes(v)));
 
 const integer = (fallback: number, min: number, max: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z.coerce
-      .number({ error: "must be a whole number" })
-      .int("must be a whole number")
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`)
-      .optional()
-      .transform((v) => v ?? fallback),
-  );
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
 
 const envSchema = z.object({
-  TALKIDE_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
+  TALKIDE_HOST: z.string().default("127.0.0.1"),
   TALKIDE_PORT: integer(9090, 0, 65535),
-  TALKIDE_DATA_DIR: optionalText,
-  TALKIDE_WORKSPACES_DIR: optionalText,
-  XDG_DATA_HOME: optionalText,
-  HOME: optionalText,
-  DATABASE_URL: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-      .optional(),
-  ),
-  TALKIDE_CLAUDE_PATH: optionalText,
-  TALKIDE_CLAUDE_CONFIG_DIR: optionalText,
-  TALKIDE_CLAUDE_PERMISSION_MODE: z.preprocess(
-    blankToUndefined,
-    z
-      .enum(["default", "acceptEdits", "plan"], {
-        error: "must be default, acceptEdits or plan",
-      })
-      .optional(),
-  ),
-  TALKIDE_CLAUDE_ALLOWED_TOOLS: optionalText,
-  TALKIDE_CONTEXT_LAYOUT: z.preprocess(
-    blankToUndefined,
-    z.enum(["split", "single"], { error: "must be split or single" }).optional(),
-  ),
+  TALKIDE_DATA_DIR: z.string().optional(),
+  TALKIDE_WORKSPACES_DIR: z.string().optional(),
+  XDG_DATA_HOME: z.string().optional(),
+  HOME: z.string().optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  TALKIDE_CLAUDE_PATH: z.string().optional(),
+  TALKIDE_CLAUDE_CONFIG_DIR: z.string().optional(),
+  TALKIDE_CLAUDE_PERMISSION_MODE: z
+    .enum(["default", "acceptEdits", "plan"], { error: "must be default, acceptEdits or plan" })
+    .optional(),
+  TALKIDE_CLAUDE_ALLOWED_TOOLS: z.string().optional(),
+  TALKIDE_CONTEXT_LAYOUT: z
+    .enum(["split", "single"], { error: "must be split or single" })
+    .optional(),
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
-  TALKIDE_INSTANCE_LEASE_SECONDS: integer(20, 10, 30),
+  TALKIDE_INSTANCE_LEASE_SECONDS: integer(
+    QUEUE_POLICY.leaseSeconds,
+    QUEUE_POLICY.minLeaseSeconds,
+    QUEUE_POLICY.maxLeaseSeconds,
+  ),
   TALKIDE_WARM_PROCESSES: integer(4, 0, 256),
   TALKIDE_WARM_IDLE_SECONDS: integer(600, 1, 7 * 24 * 3600),
-  ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: z.preprocess(
-    blankToUndefined,
-    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
-  ),
-  TALKIDE_CLAUDE_ENV_PASSTHROUGH: optionalText,
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  TALKIDE_CLAUDE_ENV_PASSTHROUGH: z.string().optional(),
   TALKIDE_DEMO: booleanFlag(true),
-  TALKIDE_LOG_LEVEL: z.preprocess(
-    blankToUndefined,
-    z
-      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
-        error: "must be one of fatal, error, warn, info, debug, trace, silent",
-      })
-      .optional(),
-  ),
+  TALKIDE_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      error: "must be one of fatal, error, warn, info, debug, trace, silent",
+    })
+    .optional(),
 });
 
 /**
@@ -180,21 +147,13 @@ function claudePathFrom(value: string | undefined, cwd: string): string | null {
 }
 
 /**
- * Reads the configuration from an environment. `cwd` anchors relative paths (the data
- * directory defaults to `.data/be` under it). Throws ConfigError naming each bad variable;
- * the message never repeats a value, which may be a secret.
+ * Reads the configuration from an environment (a blank variable counts as unset, values are
+ * trimmed). `cwd` anchors relative paths (the data directory defaults to `.data/be` under
+ * it). Throws ConfigError naming each bad variable; the message never repeats a value, which
+ * may be a secret.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? "environment"),
-        message: issue.message,
-      })),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(envSchema, env, { readme: README });
   const dataDir = absolute(e.TALKIDE_DATA_DIR ?? join(".data", "be"), cwd);
   const passthrough = (e.TALKIDE_CLAUDE_ENV_PASSTHROUGH ?? "")
     .split(",")
@@ -202,12 +161,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     .filter((name) => name !== "");
   const badName = passthrough.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
   if (badName !== undefined) {
-    throw new ConfigError([
-      {
-        variable: "TALKIDE_CLAUDE_ENV_PASSTHROUGH",
-        message: "must be a comma-separated list of environment variable names",
-      },
-    ]);
+    throw new ConfigError(
+      [
+        {
+          variable: "TALKIDE_CLAUDE_ENV_PASSTHROUGH",
+          message: "must be a comma-separated list of environment variable names",
+        },
+      ],
+      README,
+    );
   }
   return {
     host: e.TALKIDE_HOST,
@@ -251,13 +213,16 @@ export function checkModelAccess(config: Config, env: NodeJS.ProcessEnv): void {
   if (config.anthropicBaseUrl === null || config.anthropicApiKey !== null) return;
   const authToken = env.ANTHROPIC_AUTH_TOKEN?.trim() ?? "";
   if (config.claudeEnvPassthrough.includes("ANTHROPIC_AUTH_TOKEN") && authToken !== "") return;
-  throw new ConfigError([
-    {
-      variable: "ANTHROPIC_API_KEY",
-      message:
-        "must be set when ANTHROPIC_BASE_URL is, or every turn fails with Claude Code's " +
-        "“Not logged in”: set the key that endpoint expects (any non-empty value if it " +
-        "checks none), or unset ANTHROPIC_BASE_URL to get the local demo model",
-    },
-  ]);
+  throw new ConfigError(
+    [
+      {
+        variable: "ANTHROPIC_API_KEY",
+        message:
+          "must be set when ANTHROPIC_BASE_URL is, or every turn fails with Claude Code's " +
+          "“Not logged in”: set the key that endpoint expects (any non-empty value if it " +
+          "checks none), or unset ANTHROPIC_BASE_URL to get the local demo model",
+      },
+    ],
+    README,
+  );
 }

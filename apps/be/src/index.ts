@@ -1,4 +1,5 @@
-export { loadConfig, ConfigError, type Config } from "./config.ts";
+export { ConfigError } from "@talkide/service-kit";
+export { loadConfig, type Config } from "./config.ts";
 export { startService, type RunningService, type ServiceOptions } from "./service.ts";
 export { runCli, type CliIo } from "./cli.ts";
 export { prepareSpawnContext, renderContext, type ContextLayout } from "./context/prepare.ts";

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
+import { assertDirectoriesIsolated } from "@talkide/turn-engine";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { claudeEnvironment } from "./agent/claude-env.ts";
@@ -17,7 +18,6 @@ import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
 import { failTurnsWithoutJob, openTurnQueue, processMarkersOf } from "./agent/turn-queue.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
-import { assertWorkspacesIsolated, assertWorkspacesRootIsolated } from "./agent/workspace-guard.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
@@ -26,7 +26,7 @@ import { migrateToLatest } from "./db/migrate.ts";
 import { seedDemo, startBanner, type DemoSeed } from "./demo.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger } from "@talkide/service-kit";
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -64,7 +64,7 @@ const MISSING_CLAUDE = "claude-not-installed--set-TALKIDE_CLAUDE_PATH";
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger("talkide-be", config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
 
   await mkdir(config.dataDir, { recursive: true });
@@ -73,7 +73,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claudeTmpDir = join(config.dataDir, "claude-tmp");
   await mkdir(claudeTmpDir, { recursive: true });
   // Before anything else starts: no instruction source around the workspaces (contract 6).
-  await assertWorkspacesRootIsolated(config.workspacesDir, config.claudeConfigDir);
+  await assertDirectoriesIsolated(config.claudeConfigDir, [
+    {
+      dir: config.workspacesDir,
+      isRoot: true,
+      label: `The workspaces directory ${config.workspacesDir} (TALKIDE_WORKSPACES_DIR)`,
+    },
+  ]);
 
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const cleanups: Array<() => Promise<void>> = [() => database.close()];
@@ -120,10 +126,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
     await removeLeftoverTemporaryFiles(database, logger);
     const projects = await database.db.selectFrom("projects").select("workspace_dir").execute();
-    await assertWorkspacesIsolated({
-      existingWorkspaces: projects.map((p) => p.workspace_dir),
-      claudeConfigDir: config.claudeConfigDir,
-    });
+    // Every existing project's workspace too: they may lie elsewhere.
+    await assertDirectoriesIsolated(
+      config.claudeConfigDir,
+      projects.map((p) => ({
+        dir: p.workspace_dir,
+        label: `The project workspace ${p.workspace_dir}`,
+      })),
+    );
     logger.info({ workspacesDir: config.workspacesDir }, "workspaces are isolated");
 
     // Mara's plugin lives in the service's data directory, outside every project.

@@ -1,8 +1,12 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runClaudeTurn } from "@talkide/claude-cli";
-import { instructionReminders, lastUserPrompt, realClaudeEnv } from "@talkide/claude-cli/testing";
+import {
+  instructionReminders,
+  lastUserPrompt,
+  realClaudeEnv,
+  runOneTurn,
+} from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "./test-support/harness.ts";
 import {
@@ -108,7 +112,7 @@ describe.skipIf(!canRun)("at the wire: user text imports no file", () => {
         await mkdir(dirname(join(copy, name)), { recursive: true });
         await writeFile(join(copy, name), text.replace(/\\@/gu, "@"));
       }
-      const result = await runClaudeTurn({
+      const result = await runOneTurn({
         claudePath: REAL_CLAUDE ?? "",
         cwd: copy,
         prompt: "Ahoj",

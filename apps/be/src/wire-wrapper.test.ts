@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runClaudeTurn } from "@talkide/claude-cli";
 import {
   instructionReminders,
   realClaudeEnv,
+  runOneTurn,
   wireMessages,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
@@ -129,7 +129,7 @@ describe.skipIf(!canRun)("at the wire: user text forges no wrapper of the runtim
         await mkdir(dirname(join(copy, name)), { recursive: true });
         await writeFile(join(copy, name), text.replace(/\\([<:])/gu, "$1"));
       }
-      const result = await runClaudeTurn({
+      const result = await runOneTurn({
         claudePath: REAL_CLAUDE ?? "",
         cwd: copy,
         prompt: "Ahoj",

@@ -1,85 +1,10 @@
 /** The backend's JSON API as the console uses it (see apps/be/API.md). */
 
 import { readableFieldMessage } from "./field-messages.ts";
+// The shapes are the backend's own (its schemas in @talkide/be-api), never a copy.
+import type { ContextFile, Invite, Me, Member, PortState, Project, Turn } from "@talkide/be-api";
 
-export interface Me {
-  readonly id: string;
-  readonly email: string;
-  readonly displayName: string;
-}
-
-export interface Project {
-  readonly id: number;
-  readonly name: string;
-  readonly url: string | null;
-  readonly description: string | null;
-  readonly backendLanguage: string;
-  readonly backendFramework: string;
-  readonly frontendLanguage: string;
-  readonly frontendFramework: string;
-  readonly ports: { readonly be: number; readonly fe: number };
-}
-
-export interface Member {
-  readonly id: string;
-  readonly salutation: string;
-  readonly teamBriefing: string | null;
-  readonly role: "owner" | "member";
-  readonly you: boolean;
-}
-
-export interface TurnContext {
-  readonly layout: string;
-  readonly files: ReadonlyArray<{
-    readonly path: string;
-    readonly changed: boolean;
-    readonly bytes: number | null;
-    readonly instruction: boolean | null;
-  }>;
-  readonly resumeReminderBytes: number | null;
-}
-
-export interface Turn {
-  readonly id: string;
-  readonly number: number;
-  readonly memberId: string;
-  readonly status: "queued" | "running" | "succeeded" | "failed";
-  readonly resumed: boolean;
-  readonly message: string;
-  readonly resultText: string | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
-  readonly costUsd: number | null;
-  readonly cumulativeCostUsd: number | null;
-  readonly createdAt: string;
-  readonly context: TurnContext | null;
-  readonly process: "cold" | "warm" | null;
-  /** Why a cold turn did not run in the kept process (`context_changed`, …); null otherwise. */
-  readonly coldReason: string | null;
-  /** Answered by the local demo model (no ANTHROPIC_API_KEY): its cost is not real money. */
-  readonly demoModel: boolean;
-}
-
-export interface ContextFile {
-  readonly path: string;
-  readonly content: string;
-}
-
-export interface PortState {
-  readonly service: "be" | "fe";
-  readonly port: number;
-  readonly state: "free" | "busy";
-  readonly holder: { readonly pid: number; readonly command: string } | null;
-}
-
-export interface Invite {
-  readonly member: Member;
-  /** The one-time link's code and path; null when the person already had an account. */
-  readonly signIn: {
-    readonly code: string;
-    readonly path: string;
-    readonly expiresAt: string;
-  } | null;
-}
+export type { ContextFile, Invite, Me, Member, PortState, Project, Turn };
 
 /** A one-time sign-in code (an invite's link) for an API token: works once (POST /v1/sign-in). */
 export async function exchangeSignInCode(code: string): Promise<string> {

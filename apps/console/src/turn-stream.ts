@@ -1,10 +1,9 @@
+import type { TurnEvent } from "@talkide/be-api";
 import { createParser } from "eventsource-parser";
 import { toApiError, type Api } from "./api.ts";
 
-export interface TurnStreamEvent {
-  readonly type: string;
-  readonly data: Record<string, unknown>;
-}
+/** An event of the turn's stream: the backend's event contract (@talkide/be-api). */
+export type TurnStreamEvent = TurnEvent;
 
 /**
  * Sends a message and calls `onEvent` for each event of the turn's stream as it arrives
@@ -25,13 +24,16 @@ export async function sendMessageStreaming(
   if (!response.ok || response.body === null) throw await toApiError(response);
   const parser = createParser({
     onEvent: (message) => {
-      let data: Record<string, unknown> = {};
+      let data: unknown;
       try {
-        data = JSON.parse(message.data) as Record<string, unknown>;
+        data = JSON.parse(message.data);
       } catch {
-        // Not one of the service's events: shown by type only.
+        // Not one of the service's events (a proxy's line): nothing to show.
+        return;
       }
-      onEvent({ type: message.event ?? "message", data });
+      if (typeof data !== "object" || data === null) return;
+      // The stream is the backend's: its events are the contract's (names and payloads).
+      onEvent({ seq: Number(message.id), type: message.event, data } as TurnStreamEvent);
     },
   });
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { parseEnvironment } from "@talkide/service-kit";
-import { DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS } from "@talkide/work-queue";
+import { QUEUE_POLICY } from "@talkide/work-queue";
 
 /**
  * The daemon's configuration, read from the environment once at start.
@@ -18,6 +18,8 @@ const positiveInt = (name: string) =>
     .number({ error: `${name} must be a whole number` })
     .int(`${name} must be a whole number`)
     .positive(`${name} must be greater than zero`);
+
+const LEASE_RANGE = `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${QUEUE_POLICY.minLeaseSeconds} to ${QUEUE_POLICY.maxLeaseSeconds}`;
 
 const envSchema = z.object({
   TALKIDE_DAEMON_HOST: z.string().min(1).default("127.0.0.1"),
@@ -48,18 +50,10 @@ const envSchema = z.object({
     .default(600),
   TALKIDE_DAEMON_LEASE_SECONDS: z.coerce
     .number()
-    .int(
-      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
-    )
-    .min(
-      MIN_LEASE_SECONDS,
-      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
-    )
-    .max(
-      MAX_LEASE_SECONDS,
-      `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS}`,
-    )
-    .default(DEFAULT_LEASE_SECONDS),
+    .int(LEASE_RANGE)
+    .min(QUEUE_POLICY.minLeaseSeconds, LEASE_RANGE)
+    .max(QUEUE_POLICY.maxLeaseSeconds, LEASE_RANGE)
+    .default(QUEUE_POLICY.leaseSeconds),
   TALKIDE_CLAUDE_PATH: z.string().min(1).default("claude"),
   TALKIDE_CLAUDE_CONFIG_DIR: z.string().min(1).optional(),
   TALKIDE_CLAUDE_EXTRA_ARGS: z

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
-import { assertWorkspaceIsolated, definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
+import { definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
+import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
 import type { DaemonConfig } from "./config.ts";
 import {
   createLogger,
@@ -21,7 +22,6 @@ import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
 import { daemonSessionPoints } from "./runtime/warm-prune.ts";
 import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
-import { assertAgentWorkspacesIsolated } from "./runtime/workspace-guard.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
@@ -100,14 +100,13 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     // Contract section 6: no instruction source around any agent's workspace, in the CLI's
     // config dir or in the managed policy dir; otherwise the daemon does not start.
     await mkdir(config.claudeConfigDir, { recursive: true, mode: 0o700 });
-    await assertWorkspaceIsolated(
-      { workspace: "/", isRoot: true, claudeConfigDir: config.claudeConfigDir },
-      "The Claude Code config dir (TALKIDE_CLAUDE_CONFIG_DIR)",
-    );
-    await assertAgentWorkspacesIsolated(
-      (await listAgents(db)).map((agent) => agent.workspace_dir),
-      config.claudeConfigDir,
-    );
+    await assertDirectoriesIsolated(config.claudeConfigDir, [
+      { dir: "/", isRoot: true, label: "The Claude Code config dir (TALKIDE_CLAUDE_CONFIG_DIR)" },
+      ...(await listAgents(db)).map(({ workspace_dir: dir }) => ({
+        dir,
+        label: `The agent workspace ${dir}`,
+      })),
+    ]);
 
     const adminToken = await loadOrCreateAdminToken(config.dataDir, generateToken);
     await ensureAdminToken(db, adminToken);
@@ -133,13 +132,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     // Kept processes end after the turns (cleanups run in reverse order).
     cleanups.push(() => runtime.close());
     // Those whose session went on on another daemon are ended within seconds.
-    const stopPruning = runtime.warm.pruneMovedEvery(5_000, daemonSessionPoints(db), {
-      onEnded: (ended) => {
-        logger.info({ ended }, "ended warm processes whose session moved on");
-      },
-      onError: (error) => {
-        logger.warn({ err: error }, "could not check warm processes against their sessions");
-      },
+    const stopPruning = pruneMovedWarmProcesses(runtime.warm, {
+      sessionPoints: daemonSessionPoints(db),
+      log: logger,
     });
     cleanups.push(() => {
       stopPruning();

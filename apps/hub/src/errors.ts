@@ -6,7 +6,7 @@ import { ApiError } from "@talkide/service-kit";
  * to standard error. Codes are stable; messages say what to do instead.
  */
 export const badRequest = (code: string, message: string, path?: string): ApiError =>
-  new ApiError(400, code, message, path);
+  new ApiError(400, code, message, { path });
 export const forbidden = (code: string, message: string): ApiError =>
   new ApiError(403, code, message);
 export const notFound = (code: string, message: string): ApiError =>

@@ -3,7 +3,7 @@ import {
   expectHostileBodiesRefused,
   snapshotDatabase,
   type HostileRoute,
-} from "@talkide/daemon/testing";
+} from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { startHub, type HubFixture } from "./test-support/hub-harness.ts";
 
@@ -14,13 +14,13 @@ import { startHub, type HubFixture } from "./test-support/hub-harness.ts";
  */
 describe("hostile request bodies on every write route of the hub", () => {
   let hub: HubFixture;
-  const { logger, logs } = capturingLogger();
+  const { logger, logs } = capturingLogger("talkide-hub");
   let tokens: { admin: string; anna: string };
 
   beforeAll(async () => {
     // One attempt: the set-up task's delivery to cook settles (its turn fails at once, there is
     // no claude) before the snapshots start.
-    hub = await startHub({ logger, daemonConfig: { maxAttempts: 1 } });
+    hub = await startHub({ logger, daemonEnv: { TALKIDE_DAEMON_MAX_ATTEMPTS: "1" } });
     await hub.addAgent("cook");
     const anna = await hub.addHuman("anna");
     tokens = { admin: hub.api.token, anna };

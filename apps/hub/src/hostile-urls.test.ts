@@ -1,4 +1,4 @@
-import { errorShapeFault } from "@talkide/daemon/testing";
+import { errorShapeFault } from "@talkide/service-kit/testing";
 import { walkHostileUrls } from "@talkide/strict-json/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type HubFixture } from "./test-support/hub-harness.ts";
@@ -15,7 +15,7 @@ describe("hostile URLs on every route of the hub", () => {
   let bob: string;
 
   beforeAll(async () => {
-    hub = await startHub({ daemonConfig: { maxAttempts: 1 } });
+    hub = await startHub({ daemonEnv: { TALKIDE_DAEMON_MAX_ATTEMPTS: "1" } });
     anna = await hub.addHuman("anna");
     bob = await hub.addHuman("bob");
     await hub.createGroup("bakers", [{ handle: "anna", role: "owner" }]);

@@ -9,9 +9,16 @@ import {
   removeDir,
   seedPgliteDataDir,
   waitFor,
-} from "@talkide/daemon/testing";
+} from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DAEMON_MAIN, HUB_MAIN, runNode, TICLAWK_MAIN } from "./test-support/hub-harness.ts";
+import { DaemonApi } from "./test-support/daemon-process.ts";
+import {
+  DAEMON_COMMAND,
+  HUB_MAIN,
+  runCommand,
+  runNode,
+  TICLAWK_MAIN,
+} from "./test-support/hub-harness.ts";
 
 // The whole local loop on one machine, started as a user starts it (`talkide-hub
 // local-loop`: the hub in that process, the daemon as its child, wired over HTTP only): a
@@ -22,7 +29,7 @@ let dir: string;
 let recordFile: string;
 let loop: ChildProcess;
 let hubUrl: string;
-let daemon: ApiClient;
+let daemon: DaemonApi;
 let hubAdminToken: string;
 
 const AGENT_SCRIPT = [
@@ -65,7 +72,7 @@ beforeAll(async () => {
     });
   });
   hubUrl = urls.hub;
-  daemon = new ApiClient(
+  daemon = new DaemonApi(
     urls.daemon,
     (await readFile(join(dir, ".data", "daemon", "admin-token"), "utf8")).trim(),
   );
@@ -81,37 +88,37 @@ afterAll(async () => {
 });
 
 /** `talkide-daemon <args>` / `talkide-hub <args>` against the running loop, as an operator would type them. */
-async function operator(main: string, args: readonly string[]) {
-  const [url, token] = main === HUB_MAIN ? [hubUrl, hubAdminToken] : [daemon.url, daemon.token];
-  const r = await runNode(main, [...args, "--url", url, "--token", token], { cwd: dir });
-  if (r.code !== 0) throw new Error(`${main} ${args.join(" ")}: ${r.stderr}`);
+async function operator(program: "talkide-daemon" | "talkide-hub", args: readonly string[]) {
+  const options = { cwd: dir };
+  const r =
+    program === "talkide-hub"
+      ? await runNode(HUB_MAIN, [...args, "--url", hubUrl, "--token", hubAdminToken], options)
+      : await runCommand(
+          DAEMON_COMMAND,
+          [...args, "--url", daemon.url, "--token", daemon.token],
+          options,
+        );
+  if (r.code !== 0) throw new Error(`${program} ${args.join(" ")}: ${r.stderr}`);
   return r;
 }
 
 /** The delivery documents the daemon accepted for an agent, oldest first. */
 async function deliveriesOf(agentId: string) {
-  const listed = await daemon.deliveries(`&agentId=${agentId}`);
-  return Promise.all(
-    listed.reverse().map(async (d) => {
-      const r = await daemon.call<{
-        delivery: { reason: string; payload: Record<string, unknown> };
-      }>("GET", `/v1/deliveries/${d.id}?payload=true`);
-      return r.body.delivery;
-    }),
-  );
+  const listed = await daemon.deliveries(agentId);
+  return Promise.all(listed.map((d) => daemon.withPayload(d)));
 }
 
 describe("the local loop", () => {
   it("a mention wakes the agent, its reply goes through ticlawk into the hub and on to the other agent", async () => {
-    await operator(DAEMON_MAIN, ["agent", "register", "cook", "--workspace", "cook"]);
-    await operator(DAEMON_MAIN, ["agent", "register", "critic", "--workspace", "critic"]);
-    await operator(HUB_MAIN, ["member", "add", "--agent", "cook"]);
-    await operator(HUB_MAIN, ["member", "add", "--agent", "critic"]);
-    const added = await operator(HUB_MAIN, ["member", "add", "--human", "alice"]);
+    await operator("talkide-daemon", ["agent", "register", "cook", "--workspace", "cook"]);
+    await operator("talkide-daemon", ["agent", "register", "critic", "--workspace", "critic"]);
+    await operator("talkide-hub", ["member", "add", "--agent", "cook"]);
+    await operator("talkide-hub", ["member", "add", "--agent", "critic"]);
+    const added = await operator("talkide-hub", ["member", "add", "--human", "alice"]);
     const alice = added.stdout.trim();
     expect(alice).toMatch(/^thk_/);
     expect(added.stderr).toContain("shown only this once");
-    await operator(HUB_MAIN, [
+    await operator("talkide-hub", [
       "group",
       "create",
       "kitchen",

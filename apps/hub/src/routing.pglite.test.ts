@@ -1,4 +1,4 @@
-import { pgliteBackend } from "@talkide/daemon/testing";
+import { pgliteBackend } from "@talkide/service-kit/testing";
 import { defineRoutingSuite } from "./test-support/routing-suite.ts";
 
 defineRoutingSuite(pgliteBackend());

@@ -1,4 +1,4 @@
-import { postgresBackend } from "@talkide/daemon/testing";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import { defineRoutingSuite } from "./test-support/routing-suite.ts";
 
-defineRoutingSuite(postgresBackend());
+defineRoutingSuite(postgresBackend("The hub's PostgreSQL server suite"));

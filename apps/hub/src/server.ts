@@ -141,7 +141,7 @@ function buildApp(logger: Logger): FastifyInstance {
       return reply.code(error.statusCode).send(errorBody(error.code, error.message, error.path));
     const mapped = mapFastifyError(error);
     if (mapped !== null)
-      return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message));
+      return reply.code(mapped.httpStatus).send(errorBody(mapped.code, mapped.message));
     logger.error({ err: error }, "request failed");
     return reply.code(500).send(errorBody("internal_error", "The hub failed; see its log."));
   };

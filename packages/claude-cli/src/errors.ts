@@ -3,7 +3,7 @@ export type ClaudeCliErrorCode = "invalid_option" | "argument_too_long" | "versi
 
 /**
  * Thrown for a caller's mistake (bad options) or by `detectClaudeVersion`; never for the
- * runtime failures of a turn, which `runClaudeTurn` returns as a result instead.
+ * runtime failures of a turn, which `WarmClaudeProcess.runTurn` returns as a result instead.
  */
 export class ClaudeCliError extends Error {
   readonly code: ClaudeCliErrorCode;

@@ -3,15 +3,14 @@ export { buildClaudeArgs, MAX_ARGUMENT_BYTES, type ClaudeArgsOptions } from "./c
 export { definedEntries } from "./child-env.ts";
 export { perTurnCostUsd } from "./cost.ts";
 export { ClaudeCliError, type ClaudeCliErrorCode } from "./errors.ts";
-export {
-  DEFAULT_KILL_GRACE_MS,
-  runClaudeTurn,
-  type ClaudeTurnFailure,
-  type ClaudeTurnFailureReason,
-  type ClaudeTurnResult,
-  type ClaudeTurnSuccess,
-  type RunClaudeTurnOptions,
-} from "./run-claude-turn.ts";
+export type {
+  ClaudeTurnFailure,
+  ClaudeTurnFailureReason,
+  ClaudeTurnResult,
+  ClaudeTurnSuccess,
+  RuntimeErrorInfo,
+  RuntimeErrorKind,
+} from "./turn-result.ts";
 export { killLeftoverProcesses } from "./leftover-processes.ts";
 export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
 export {
@@ -25,11 +24,12 @@ export {
   type SessionPoints,
   type WarmPoolOptions,
 } from "./warm-pool.ts";
+export { WarmClaudeProcess } from "./warm-process.ts";
 export {
-  WarmClaudeProcess,
+  DEFAULT_KILL_GRACE_MS,
   type WarmProcessOptions,
   type WarmTurnOptions,
-} from "./warm-process.ts";
+} from "./turn-options.ts";
 export {
   MAX_TRANSCRIPT_PARTS,
   planTranscriptWrite,
@@ -41,13 +41,7 @@ export {
 export { TranscriptLedger, type TranscriptPlan } from "./transcript-ledger.ts";
 export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
-export {
-  isSyntheticAssistantEvent,
-  turnErrorFor,
-  type RuntimeErrorInfo,
-  type RuntimeErrorKind,
-  type TurnError,
-} from "./turn-error.ts";
+export { isSyntheticAssistantEvent, turnErrorFor, type TurnError } from "./turn-error.ts";
 export { apiRetryOf, type ApiRetry } from "./stream-json.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {

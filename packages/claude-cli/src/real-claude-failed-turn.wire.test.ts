@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runClaudeTurn, type ClaudeTurnResult, type ClaudeTurnSuccess } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
+import type { ClaudeTurnResult, ClaudeTurnSuccess } from "./turn-result.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
 import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import type { ClaudeStreamEvent } from "./stream-json.ts";
@@ -55,7 +56,7 @@ describe.skipIf(!canRun)("real claude at the wire: failed turns", () => {
       resume?: { sessionId: string; atMessageId?: string | null },
       onEvent?: (event: ClaudeStreamEvent) => void,
     ) =>
-      runClaudeTurn({
+      runOneTurn({
         onEvent,
         claudePath,
         cwd: project,

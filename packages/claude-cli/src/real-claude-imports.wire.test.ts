@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runClaudeTurn } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
 import { startFakeMessagesApi } from "./testing/fake-messages-api.ts";
 import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { instructionReminders } from "./testing/wire.ts";
@@ -47,7 +47,7 @@ describe.skipIf(!canRun)("real claude at the wire: @imports in CLAUDE.md", () =>
           "",
         ].join("\n"),
       );
-      const result = await runClaudeTurn({
+      const result = await runOneTurn({
         claudePath: REAL_CLAUDE_PATH ?? "",
         cwd: project,
         prompt: "hi",

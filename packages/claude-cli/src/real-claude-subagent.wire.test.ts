@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runClaudeTurn } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
 import {
   startFakeMessagesApi,
   type FakeMessagesApi,
@@ -89,7 +89,7 @@ describe.skipIf(!canRun)("real claude at the wire: delegated agents", () => {
     await mkdir(project, { recursive: true });
     await writeFile(join(project, "CLAUDE.md"), `# Team\n\n${CLAUDE_MD_CANARY}\n`);
     const before = api.messageRequests().length;
-    const result = await runClaudeTurn({
+    const result = await runOneTurn({
       claudePath: REAL_CLAUDE_PATH ?? "",
       cwd: project,
       prompt: `Please delegate. DELEGATE-TO:${target}`,

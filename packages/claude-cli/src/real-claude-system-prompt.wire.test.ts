@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClaudeArgsOptions } from "./claude-args.ts";
-import { runClaudeTurn } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
 import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { lastUserPrompt, systemBlocks, type TextBlock } from "./testing/wire.ts";
@@ -57,7 +57,7 @@ describe.skipIf(!canRun)("real claude at the wire: the system prompt", () => {
     prompt = "Same first message",
   ): Promise<TextBlock[]> {
     const before = api.messageRequests().length;
-    const result = await runClaudeTurn({
+    const result = await runOneTurn({
       claudePath,
       cwd: join(root, project),
       prompt,
@@ -113,19 +113,19 @@ describe.skipIf(!canRun)("real claude at the wire: the system prompt", () => {
     const before = api.messageRequests().length;
     const cwd = join(root, "project-one");
     const common = { claudePath, cwd, env, timeoutMs: 60_000, extraArgs: [EXCLUDE_DYNAMIC] };
-    const first = await runClaudeTurn({
+    const first = await runOneTurn({
       ...common,
       prompt: "one",
       appendSystemPrompt: "STANDING v1",
     });
     if (!first.ok) throw new Error(first.message);
-    const resumedChanged = await runClaudeTurn({
+    const resumedChanged = await runOneTurn({
       ...common,
       prompt: "two",
       resumeSessionId: first.sessionId,
       appendSystemPrompt: "STANDING v2",
     });
-    const resumedWithout = await runClaudeTurn({
+    const resumedWithout = await runOneTurn({
       ...common,
       prompt: "three",
       resumeSessionId: first.sessionId,

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import type { ClaudeTurnFailure } from "./run-claude-turn.ts";
+import type { ClaudeTurnFailure } from "./turn-result.ts";
 import type { ClaudeResultEvent } from "./stream-json.ts";
 import { isSyntheticAssistantEvent, runtimeErrorOf, turnErrorFor } from "./turn-error.ts";
 

@@ -1,19 +1,5 @@
-import type { ClaudeTurnFailure } from "./run-claude-turn.ts";
 import type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
-
-/**
- * What went wrong inside an `is_error` turn, read from the fields Claude Code 2.1.330 puts in
- * its result event (`api_error_status`, `api_error`, `terminal_reason`) rather than from its
- * prose, which names gateways and tells people to run `/login`.
- */
-export type RuntimeErrorKind =
-  "auth" | "rate_limited" | "unavailable" | "request_rejected" | "session_unavailable" | "other";
-
-export interface RuntimeErrorInfo {
-  readonly kind: RuntimeErrorKind;
-  /** The HTTP status the model API answered with, when the CLI reported one. */
-  readonly apiErrorStatus: number | null;
-}
+import type { ClaudeTurnFailure, RuntimeErrorInfo, RuntimeErrorKind } from "./turn-result.ts";
 
 /** A failed turn as people see it: a stable code and a message in our own words. */
 export interface TurnError {

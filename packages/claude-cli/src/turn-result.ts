@@ -1,7 +1,20 @@
-import type { RuntimeErrorInfo } from "./turn-error.ts";
 import type { ClaudeStreamEvent } from "./stream-json.ts";
 
 // What a turn of the Claude Code CLI ends with: a success or a failure with its reason.
+
+/**
+ * What went wrong inside an `is_error` turn, read from the fields Claude Code 2.1.330 puts in
+ * its result event (`api_error_status`, `api_error`, `terminal_reason`) rather than from its
+ * prose, which names gateways and tells people to run `/login` (see `runtimeErrorOf`).
+ */
+export type RuntimeErrorKind =
+  "auth" | "rate_limited" | "unavailable" | "request_rejected" | "session_unavailable" | "other";
+
+export interface RuntimeErrorInfo {
+  readonly kind: RuntimeErrorKind;
+  /** The HTTP status the model API answered with, when the CLI reported one. */
+  readonly apiErrorStatus: number | null;
+}
 
 export type ClaudeTurnFailureReason =
   "binary_missing" | "spawn_failed" | "timeout" | "crashed" | "is_error" | "protocol" | "aborted";

@@ -1,4 +1,4 @@
-import type { ClaudeTurnResult } from "./run-claude-turn.ts";
+import type { ClaudeTurnResult } from "./turn-result.ts";
 
 /**
  * True when a resumed turn failed because the CLI cannot resume where it was asked to: it

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { resolve } from "node:path";
 import { killProcessGroup } from "./process-group.ts";
 import {
   isInitEvent,
@@ -10,8 +11,13 @@ import {
   type ClaudeStreamEvent,
 } from "./stream-json.ts";
 import { definedEntries } from "./child-env.ts";
-import type { OrphanWatchdog } from "./orphan-watchdog.ts";
-import { DEFAULT_KILL_GRACE_MS } from "./turn-options.ts";
+import {
+  DEFAULT_KILL_GRACE_MS,
+  turnOptionsProblem,
+  validateProcessOptions,
+  type WarmProcessOptions,
+  type WarmTurnOptions,
+} from "./turn-options.ts";
 import { classify, type TerminationCause } from "./turn-outcome.ts";
 import { checkBeforeSpawn, spawnFailure } from "./turn-preflight.ts";
 import { failure, type ClaudeTurnFailure, type ClaudeTurnResult } from "./turn-result.ts";
@@ -26,37 +32,14 @@ import { failure, type ClaudeTurnFailure, type ClaudeTurnResult } from "./turn-r
  * and skips the process start. The caller decides when warm is allowed: the process keeps the
  * CLAUDE.md it read at start.
  *
+ * This is the one way this package runs the CLI: the apps' cold and warm turns, and every test,
+ * benchmark and wire probe (a one-shot turn is `runOneTurn` in `./testing`: start, one turn,
+ * end).
+ *
  * Rules kept here: one turn at a time; a turn that fails in any way (error result, timeout,
  * abort, crash) ends the process, so nothing of a failed turn is carried into a later one;
  * the process runs in its own process group, ended as a whole.
  */
-export interface WarmProcessOptions {
-  readonly claudePath: string;
-  readonly cwd: string;
-  /** The cold path's arguments (`buildClaudeArgs`); `--input-format stream-json` is added. */
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Grace between SIGTERM and SIGKILL when the process is ended (default 2000 ms). */
-  readonly killGraceMs?: number;
-  /**
-   * The caller's name for this process (the marker value its environment carries, say), kept
-   * for whoever later finds it in a pool.
-   */
-  readonly tag?: string;
-  /**
-   * Tracks `tag` as the marker of this process's group for as long as it lives, so the
-   * service's orphan watchdog ends it if the service dies (see orphan-watchdog.ts).
-   */
-  readonly watchdog?: Pick<OrphanWatchdog, "track" | "untrack">;
-}
-
-export interface WarmTurnOptions {
-  readonly prompt: string;
-  readonly timeoutMs: number;
-  readonly signal?: AbortSignal;
-  readonly onEvent?: (event: ClaudeStreamEvent) => void;
-}
-
 const STDERR_TAIL_CHARS = 8192;
 
 interface CurrentTurn {
@@ -79,6 +62,8 @@ export class WarmClaudeProcess {
   private spawnError: unknown = null;
   private ending: Promise<void> | null = null;
   private readonly exited: Promise<void>;
+  /** Resolves once the spawn succeeded or failed (`spawn` or `error`), whichever comes first. */
+  private readonly spawned: Promise<void>;
   readonly tag: string | undefined;
   private readonly claudePath: string;
   /** Why the process could not be started (a missing binary, a missing directory), if so. */
@@ -94,10 +79,11 @@ export class WarmClaudeProcess {
       this.child = null;
       this.exit = { code: null, signal: null };
       this.exited = Promise.resolve();
+      this.spawned = Promise.resolve();
       return;
     }
     try {
-      child = spawn(options.claudePath, [...options.args, "--input-format", "stream-json"], {
+      child = spawn(this.claudePath, [...options.args, "--input-format", "stream-json"], {
         cwd: options.cwd,
         env: definedEntries(options.env),
         detached: true,
@@ -110,8 +96,15 @@ export class WarmClaudeProcess {
     if (child === null) {
       this.exit = { code: null, signal: null };
       this.exited = Promise.resolve();
+      this.spawned = Promise.resolve();
       return;
     }
+    this.spawned = new Promise((done) => {
+      child.once("spawn", done);
+      child.once("error", () => {
+        done();
+      });
+    });
     this.exited = new Promise((resolve) =>
       child.once("close", () => {
         resolve();
@@ -142,21 +135,29 @@ export class WarmClaudeProcess {
   }
 
   /**
-   * Starts the process; it waits for its first message. The same checks as a cold turn's
-   * come first: a missing binary or working directory is the first turn's failure, with the
-   * same reason and message (`binary_missing`, `spawn_failed`).
+   * Starts the process; it waits for its first message. Checks come first: invalid options
+   * reject with `ClaudeCliError` (`invalid_option`) before anything is spawned; a missing
+   * binary or working directory, or a spawn that fails, is the first turn's failure
+   * (`binary_missing`, `spawn_failed`). Resolves once the spawn succeeded or failed.
    */
   static async start(options: WarmProcessOptions): Promise<WarmClaudeProcess> {
-    const notStarted = await checkBeforeSpawn(options.claudePath, options.cwd);
+    validateProcessOptions(options);
+    // A path with a slash is the caller's (relative to its working directory), not the child's.
+    const claudePath = options.claudePath.includes("/")
+      ? resolve(options.claudePath)
+      : options.claudePath;
+    const notStarted = await checkBeforeSpawn(claudePath, options.cwd);
     const { watchdog, tag } = options;
     // Tracked before the spawn: a service that dies right after it still has it ended.
     if (watchdog !== undefined && tag !== undefined) watchdog.track(tag);
-    const process = new WarmClaudeProcess(options, notStarted);
+    const process = new WarmClaudeProcess({ ...options, claudePath }, notStarted);
     if (watchdog !== undefined && tag !== undefined) {
       void process.whenEnded().then(() => {
         watchdog.untrack(tag);
       });
     }
+    // A bare name missing from PATH fails only now (ENOENT): the first turn reports it.
+    await process.spawned;
     return process;
   }
 
@@ -178,8 +179,15 @@ export class WarmClaudeProcess {
     return this.exited;
   }
 
-  /** Sends one user message and resolves with the turn's outcome; a failed turn ends the process. */
+  /**
+   * Sends one user message and resolves with the turn's outcome; a failed turn ends the
+   * process. Runtime failures are results, never rejections; invalid options (a prompt
+   * without text, a timeout that is not a whole number of ms up to 2³¹−1) reject with
+   * `ClaudeCliError` and send nothing.
+   */
   runTurn(options: WarmTurnOptions): Promise<ClaudeTurnResult> {
+    const invalid = turnOptionsProblem(options);
+    if (invalid !== null) return Promise.reject(invalid);
     if (this.current !== null) {
       return Promise.reject(new Error("A turn is already running in this warm process."));
     }

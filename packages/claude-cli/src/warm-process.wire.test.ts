@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildClaudeArgs } from "./claude-args.ts";
-import { runClaudeTurn, type ClaudeTurnSuccess } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
+import type { ClaudeTurnSuccess } from "./turn-result.ts";
 import { readRuntimeTranscript, writeRuntimeTranscript } from "./runtime-transcript.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
 import { processesWithMarker } from "./testing/processes.ts";
@@ -75,7 +76,7 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
   };
 
   async function cold(prompt: string, resume?: ClaudeTurnSuccess): Promise<ClaudeTurnSuccess> {
-    const result = await runClaudeTurn({
+    const result = await runOneTurn({
       claudePath,
       cwd: project,
       prompt,
@@ -114,21 +115,9 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
     const afterFirst = await readRuntimeTranscript(configDir, first.sessionId);
     if (afterFirst === null) throw new Error("the first turn left no transcript");
 
-    // Cold as the apps run it today: the prompt as text on stdin, one process per turn.
+    // Cold as the apps run it: the message as a stream-json line, one process per turn.
     let last = first;
     for (const prompt of prompts) last = await cold(prompt, last);
-    const printMode = bodies();
-
-    // Cold with the message as a stream-json line: one process per turn.
-    expect(await writeRuntimeTranscript(configDir, afterFirst)).toBe(true);
-    last = first;
-    for (const prompt of prompts) {
-      const once = await warm(last);
-      const result = await once.runTurn({ prompt, timeoutMs: 120_000 });
-      await once.end();
-      if (!result.ok) throw new Error(`cold stream-json turn failed: ${result.message}`);
-      last = result;
-    }
     const coldStreamJson = bodies();
 
     // Warm: one process for both turns, from the same point of the same session.
@@ -144,12 +133,6 @@ describe.skipIf(!canRun)("a warm Claude Code process at the wire", () => {
       await warmProcess.end();
     }
     expect(bodies()).toEqual(coldStreamJson);
-    // Print mode with a text prompt is a "single-shot" session to the CLI, which shortens the
-    // default background timeout in the Bash tool's description and schema; that is the only
-    // difference from stream-json input.
-    expect(printMode.map((body) => body.replaceAll("(default 600000", "(default 1800000"))).toEqual(
-      coldStreamJson,
-    );
   });
 
   it("ends the process with a failed turn, so nothing of it reaches a later one", async () => {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runClaudeTurn } from "./run-claude-turn.ts";
+import { runOneTurn } from "./testing/one-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
 import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
 import { instructionReminders } from "./testing/wire.ts";
@@ -43,7 +43,7 @@ describe.skipIf(!canRun)("real claude at the wire: instruction sources", () => {
   async function turn(cwd: string, home: string, configDir: string) {
     await mkdir(cwd, { recursive: true });
     const before = api.messageRequests().length;
-    const result = await runClaudeTurn({
+    const result = await runOneTurn({
       claudePath: REAL_CLAUDE_PATH ?? "",
       cwd,
       prompt: "hi",

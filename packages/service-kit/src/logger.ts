@@ -3,55 +3,79 @@ import { pino, type DestinationStream, type Logger } from "pino";
 export type { Logger } from "pino";
 
 /**
- * An error as its type, code, message and stack, nothing else: database errors carry the
- * values of the failing statement (`where: unnamed portal parameter $1 = '…'`, `detail`),
- * which can be message text, and pino's default serializer would copy every property.
+ * Keys whose values must never reach a log line, wherever they appear (top level or one
+ * level down): personal data, secrets, message bodies and anything the model sees or says.
+ * The services log ids, never these values; redaction is the second line of defence for the
+ * places where a request, header or row object could reach a log call. One list for every
+ * service: a key one of them redacts is redacted by all.
+ */
+const SENSITIVE_KEYS = [
+  "authorization",
+  "token",
+  "tokenHash",
+  "token_sha256",
+  "apiKey",
+  "ANTHROPIC_API_KEY",
+  "password",
+  "email",
+  "displayName",
+  "display_name",
+  "phone",
+  "salutation",
+  "teamBriefing",
+  "team_briefing",
+  "prompt",
+  "text",
+  "content",
+  "resultText",
+  "result_text",
+  "body",
+  "payload",
+] as const;
+
+const REDACT_PATHS = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "headers.authorization",
+  ...SENSITIVE_KEYS,
+  ...SENSITIVE_KEYS.map((key) => `*.${key}`),
+];
+
+/**
+ * An error as its type, code, constraint, message and stack, nothing else: database errors
+ * carry the values of the failing statement (`detail: Key (email)=(…) already exists`,
+ * `where: unnamed portal parameter $1 = '…'`), which can be personal data or message text,
+ * and pino's default serializer would copy every property.
  */
 function errorWithoutValues(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error };
-  const { code } = error as { code?: unknown };
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
   return {
     type: error.name,
     message: error.message,
     ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+    ...(typeof constraint === "string" ? { constraint } : {}),
     ...(error.stack === undefined ? {} : { stack: error.stack }),
   };
 }
 
 /**
- * A service's structured log (JSON lines). Message bodies, prompts and tokens are never
- * passed to it; the redaction below is the second line of defence for the places where a
- * request or header object could reach a log call.
+ * A service's structured log (JSON lines on standard output by default). Standard output is
+ * written synchronously: log lines and a start banner printed on the same output appear in
+ * the order they were written, and no line is lost when the process exits.
  */
 export function createLogger(
-  /** The `name` of every line: which service wrote it ("talkide-daemon", "talkide-hub"). */
+  /** The `name` of every line: which service wrote it ("talkide-be", "talkide-daemon"). */
   name: string,
   level: string,
-  destination?: DestinationStream,
+  destination: DestinationStream = pino.destination({ dest: 1, sync: true }),
 ): Logger {
   return pino(
     {
       name,
       level,
       base: { pid: process.pid },
-      redact: {
-        paths: [
-          "req.headers.authorization",
-          "headers.authorization",
-          "authorization",
-          "token",
-          "*.token",
-          "prompt",
-          "*.prompt",
-          "text",
-          "*.text",
-          "body",
-          "*.body",
-          "payload",
-          "*.payload",
-        ],
-        censor: "[redacted]",
-      },
+      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
       serializers: {
         err: errorWithoutValues,
         error: errorWithoutValues,

@@ -1,15 +1,13 @@
 export {
   type AbandonedJob,
-  DEFAULT_LEASE_SECONDS,
   type Enqueued,
   type InstanceInfo,
   type KeyLength,
   LEASE_EXPIRED,
-  MAX_LEASE_SECONDS,
-  MIN_LEASE_SECONDS,
   type QueueConnection,
   type QueuedJob,
   QueueFullError,
+  QUEUE_POLICY,
   WorkQueue,
   type WorkQueueOptions,
 } from "./work-queue.ts";

@@ -13,13 +13,38 @@ const embeddedChains = new WeakMap<PGlite, Promise<void>>();
 /** The code a turn (or delivery) gets when its instance stopped renewing its lease. */
 export const LEASE_EXPIRED = "instance_lease_expired";
 
-/** Jobs an instance runs at the same time unless told otherwise. */
-const DEFAULT_CONCURRENCY = 8;
+/**
+ * The queue policy, declared once for every app on the queue (as pg-boss keeps its defaults in
+ * one object): the apps read their lease setting within these bounds and pass their turn
+ * timeout; every other number here is the queue's alone.
+ */
+export const QUEUE_POLICY = {
+  /** pg-boss refuses job heartbeats shorter than 10 s. */
+  minLeaseSeconds: 10,
+  /** A dead instance's work is taken back within about 1.3 leases: at most 30 s is asked for. */
+  maxLeaseSeconds: 30,
+  /** The lease when the app sets none. */
+  leaseSeconds: 20,
+  /**
+   * A job is never run twice by the queue: a handler settles its own work (a failed turn is a
+   * finished job), and work whose instance died is handed to the app as abandoned instead.
+   */
+  retryLimit: 0,
+  /**
+   * Seconds a job may run past its own timeout before pg-boss expires it: the kill grace, and
+   * the outcome's bookkeeping (a transcript stored whole, on a slow server). Expiry catches
+   * only a live instance's stuck handler (a dead instance's jobs fail by lease long before), so
+   * the larger of the two margins the apps had is taken: it never cuts short a finishing turn.
+   */
+  runMarginSeconds: 120,
+  /** Jobs an instance runs at the same time unless told otherwise. */
+  concurrency: 8,
+} as const;
 
-/** pg-boss refuses job heartbeats shorter than 10 s; the issue asks for at most 30 s. */
-export const MIN_LEASE_SECONDS = 10;
-export const MAX_LEASE_SECONDS = 30;
-export const DEFAULT_LEASE_SECONDS = 20;
+/** The longest a job of `jobTimeoutMs` may run at all: its timeout plus the policy's margin. */
+function maxRunSeconds(jobTimeoutMs: number): number {
+  return Math.ceil(jobTimeoutMs / 1000) + QUEUE_POLICY.runMarginSeconds;
+}
 
 /** How pg-boss reaches the database: the embedded PGlite the app already opened, or a server. */
 export type QueueConnection =
@@ -40,8 +65,11 @@ export interface WorkQueueOptions {
    * with {@link LEASE_EXPIRED} on whichever instance notices first.
    */
   readonly leaseSeconds?: number;
-  /** The longest a job may run at all (a turn's timeout plus a margin). */
-  readonly maxRunSeconds: number;
+  /**
+   * How long the work of one job may take by its own timeout (a turn's); the queue expires a
+   * job that runs longer than this plus {@link QUEUE_POLICY}'s margin.
+   */
+  readonly jobTimeoutMs: number;
   /** Keys this instance runs at the same time. */
   readonly concurrency?: number;
   /** Shown in the instance registry. */
@@ -124,9 +152,10 @@ interface JobRow {
 }
 
 function validLease(seconds: number): number {
-  if (!Number.isInteger(seconds) || seconds < MIN_LEASE_SECONDS || seconds > MAX_LEASE_SECONDS) {
+  const { minLeaseSeconds: min, maxLeaseSeconds: max } = QUEUE_POLICY;
+  if (!Number.isInteger(seconds) || seconds < min || seconds > max) {
     throw new RangeError(
-      `leaseSeconds must be a whole number from ${MIN_LEASE_SECONDS} to ${MAX_LEASE_SECONDS} (got ${seconds}).`,
+      `leaseSeconds must be a whole number from ${min} to ${max} (got ${seconds}).`,
     );
   }
   return seconds;
@@ -181,7 +210,7 @@ export class WorkQueue<T extends object> {
 
   /** Installs or migrates pg-boss's schema (idempotent, safe from several instances) and the queue. */
   static async open<T extends object>(options: WorkQueueOptions): Promise<WorkQueue<T>> {
-    const leaseSeconds = validLease(options.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+    const leaseSeconds = validLease(options.leaseSeconds ?? QUEUE_POLICY.leaseSeconds);
     // The supervisor (any instance; pg-boss elects one per pass with an advisory lock) fails
     // jobs whose heartbeat is older than the lease; a pass every third of the lease keeps the
     // worst case near 1.3 leases.
@@ -217,8 +246,8 @@ export class WorkQueue<T extends object> {
       await this.boss.createQueue(this.options.queue, {
         policy: "key_strict_fifo",
         heartbeatSeconds: this.leaseSeconds,
-        expireInSeconds: this.options.maxRunSeconds,
-        retryLimit: 0,
+        expireInSeconds: maxRunSeconds(this.options.jobTimeoutMs),
+        retryLimit: QUEUE_POLICY.retryLimit,
         notify: true,
       });
     } catch (error) {
@@ -343,7 +372,7 @@ export class WorkQueue<T extends object> {
   }
 
   private concurrency(): number {
-    return this.options.concurrency ?? DEFAULT_CONCURRENCY;
+    return this.options.concurrency ?? QUEUE_POLICY.concurrency;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { EventPayload } from "@talkide/be-api";
 import type { ApiRetry } from "@talkide/claude-cli";
 
 /**
@@ -5,7 +6,7 @@ import type { ApiRetry } from "@talkide/claude-cli";
  * API answered with an error) and retries after a pause. Without it a turn against a failing
  * API shows nothing for minutes. Carries numbers and the CLI's short error kind only.
  */
-export function apiRetryEventData(retry: ApiRetry): Record<string, unknown> {
+export function apiRetryEventData(retry: ApiRetry): EventPayload<"agent.api_retry"> {
   const answered = retry.status === null ? "could not be reached" : `answered ${retry.status}`;
   const kind = retry.error === null ? "" : ` (${retry.error})`;
   const of = retry.maxRetries === null ? "" : ` of ${retry.maxRetries}`;

@@ -3,17 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc } from "@fast-check/vitest";
 import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
+import { materialiseTranscript } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "../db/connect.ts";
 import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import {
-  loadSessionTranscript,
-  materialiseSessionTranscript,
-  storeSessionTranscript,
-} from "./session-transcripts.ts";
+import { loadSessionTranscript, storeSessionTranscript } from "./session-transcripts.ts";
 import type { SessionRow } from "./session-pinning.ts";
 
 const TURN_A = "00000000-0000-4000-8000-00000000000a";
@@ -24,6 +21,10 @@ const line = (n: number): string => `{"n":${n},"text":"řádek ${n} 🦀"}\n`;
 const lines = (count: number): string => Array.from({ length: count }, (_, i) => line(i)).join("");
 
 const embedded = useMigratedEmbeddedDatabase("talkide-transcripts-");
+/** The backend as the turn engine's transcript host. */
+const store = () => ({
+  loadTranscript: (id: string) => loadSessionTranscript(embedded.database.db, id),
+});
 let sessionCounter = 0;
 
 /** A session of a project of its own (a project has one open session at a time). */
@@ -80,7 +81,7 @@ describe("a session's transcript is stored in parts", () => {
     );
 
     const configDir = join(embedded.dir, "config");
-    expect(await materialiseSessionTranscript(embedded.database.db, configDir, session)).toBe(true);
+    expect(await materialiseTranscript(store(), configDir, session.id)).toBe(true);
     expect(readFileSync(join(configDir, "projects", "-ws", "c1a0de01-0000.jsonl"), "utf8")).toBe(
       lines(5),
     );
@@ -152,9 +153,9 @@ describe("a session's transcript is stored in parts", () => {
   test("nothing stored: nothing to materialise", async () => {
     const session = await newSession();
     expect(await loadSessionTranscript(embedded.database.db, session.id)).toBeNull();
-    expect(
-      await materialiseSessionTranscript(embedded.database.db, join(embedded.dir, "none"), session),
-    ).toBe(false);
+    expect(await materialiseTranscript(store(), join(embedded.dir, "none"), session.id)).toBe(
+      false,
+    );
   });
 
   test("property: after any sequence of writes, the stored transcript is the last file written", async () => {

@@ -12,14 +12,12 @@
 import {
   MAX_TRANSCRIPT_PARTS,
   planTranscriptWrite,
-  writeRuntimeTranscript,
   type RuntimeTranscript,
   type TranscriptMark,
 } from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
-import type { SessionRow } from "./session-pinning.ts";
 
 /** What a stored transcript is now: remembered in the ledger once its transaction commits. */
 export interface StoredTranscriptMark {
@@ -140,19 +138,4 @@ export async function loadSessionTranscript(
     projectDir: stored.project_dir,
     content: stored.content,
   };
-}
-
-/**
- * Writes the session's stored transcript where Claude Code looks for it before a resume.
- * Returns false when nothing is stored (a session from before this release: the machine's
- * own copy, if any, is resumed; without one the turn starts a new session, visibly).
- */
-export async function materialiseSessionTranscript(
-  db: Kysely<DatabaseSchema>,
-  claudeConfigDir: string,
-  session: SessionRow,
-): Promise<boolean> {
-  const stored = await loadSessionTranscript(db, session.id);
-  if (stored === null) return false;
-  return writeRuntimeTranscript(claudeConfigDir, stored);
 }

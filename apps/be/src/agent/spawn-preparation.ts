@@ -3,16 +3,15 @@
  * the workspace's isolation (a failure here means nothing was spawned); and the probe of the
  * project's ports with its report, which the turn runs while the CLI works.
  */
-import { WorkspaceIsolationError } from "@talkide/claude-cli";
 import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";
-import { prepareSpawnContext } from "../context/prepare.ts";
+import { ApiError } from "@talkide/service-kit";
+import { guardWorkspace } from "@talkide/turn-engine";
+import { ACTIVE_WRITER_PATH, prepareSpawnContext } from "../context/prepare.ts";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
-import { AppError } from "../errors.ts";
 import { HeldEvents, type TurnEmitter } from "./turn-events.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import type { TurnServices } from "./turn-services.ts";
-import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
 
 /** What a prepared spawn starts from: where Claude Code runs and what it reads at start. */
 export interface PreparedSpawn {
@@ -91,7 +90,7 @@ async function writeContext(
     });
     return { workspaceDir: prepared.project.workspace_dir, rendered: prepared.contents };
   } catch (error) {
-    if (error instanceof AppError) {
+    if (error instanceof ApiError) {
       throw new TurnFailure(
         "context_invalid",
         `The project's context cannot be rendered (${error.code}: ${error.message}) Fix the project or member data and send the message again.`,
@@ -107,9 +106,9 @@ async function writeContext(
 }
 
 /**
- * Isolation before the spawn (see workspace-guard.ts): a breach fails the turn without
- * spawning; instruction files the agent wrote inside the workspace go into an event (and into
- * the turn record with its process, see turn-lifecycle.ts).
+ * Isolation before the spawn (`guardWorkspace` of @talkide/turn-engine): a breach fails the
+ * turn without spawning; instruction files the agent wrote inside the workspace go into an
+ * event (and into the turn record with its process, see turn-lifecycle.ts).
  */
 async function guard(
   services: TurnServices,
@@ -117,17 +116,16 @@ async function guard(
   workspaceDir: string,
   live: TurnEmitter,
 ): Promise<readonly string[]> {
-  let guarded: GuardedWorkspace;
-  try {
-    guarded = await guardWorkspace(workspaceDir, services.claude.claudeConfigDir);
-  } catch (error) {
-    if (error instanceof WorkspaceIsolationError)
-      throw new TurnFailure("workspace_not_isolated", `${error.message} Nothing was spawned.`);
-    services.logger.error({ err: error, turnId: turn.id }, "workspace check failed");
-    throw new TurnFailure(
-      "workspace_check_failed",
-      `${error instanceof Error ? error.message : String(error)} Nothing was spawned.`,
-    );
+  const guarded = await guardWorkspace({
+    workspaceDir,
+    claudeConfigDir: services.claude.claudeConfigDir,
+    // The files the backend writes itself are not reported as the agent's.
+    ours: ["CLAUDE.md", ACTIVE_WRITER_PATH],
+  });
+  if (!guarded.ok) {
+    if (guarded.code === "workspace_check_failed")
+      services.logger.error({ err: guarded.error, turnId: turn.id }, "workspace check failed");
+    throw new TurnFailure(guarded.code, guarded.message);
   }
   if (guarded.instructionFiles.length > 0) {
     live.emit("workspace.instructions", {

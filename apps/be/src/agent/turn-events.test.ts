@@ -21,16 +21,16 @@ describe("LiveTurn stores its events in batches", () => {
   test("events emitted while a batch is being stored go together in the next one", async () => {
     const store = slowStore(20);
     const live = new LiveTurn("t", store.persist);
-    live.emit("a", {});
+    live.emit("agent.text", { text: "a" });
     // The first batch starts on the next microtask: these two join it.
-    live.emit("b", {});
+    live.emit("agent.text", { text: "b" });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    live.emit("c", {});
-    live.emit("d", {});
+    live.emit("agent.text", { text: "c" });
+    live.emit("agent.text", { text: "d" });
     await live.flushed();
-    expect(store.batches.map((batch) => batch.map((event) => event.type))).toEqual([
-      ["a", "b"],
-      ["c", "d"],
+    expect(store.batches.map((batch) => batch.map((event) => event.data))).toEqual([
+      [{ text: "a" }, { text: "b" }],
+      [{ text: "c" }, { text: "d" }],
     ]);
   });
 
@@ -38,12 +38,17 @@ describe("LiveTurn stores its events in batches", () => {
     "every event is stored once, in order, whatever the timing; listeners hear each at once",
     async (steps) => {
       const store = slowStore(1);
-      const live = new LiveTurn("t", store.persist, [{ seq: 1, type: "turn.queued", data: {} }]);
+      const queued: TurnEvent = {
+        seq: 1,
+        type: "turn.queued",
+        data: { turnId: "t", number: 1, position: 0 },
+      };
+      const live = new LiveTurn("t", store.persist, [queued]);
       const heard: number[] = [];
       live.subscribe((event) => heard.push(event.seq));
       let n = 0;
       for (const [count, pause] of steps) {
-        for (let i = 0; i < count; i += 1) live.emit(`e${(n += 1)}`, {});
+        for (let i = 0; i < count; i += 1) live.emit("agent.tool_use", { name: `e${(n += 1)}` });
         if (pause) await new Promise((resolve) => setTimeout(resolve, 1));
       }
       await live.flushed();
@@ -86,10 +91,25 @@ describe("HeldEvents", () => {
   test("holds until released, then passes later events straight on, in order", () => {
     const held = new HeldEvents();
     const out: string[] = [];
-    held.emit("a", {});
-    held.emit("b", {});
-    held.releaseTo({ emit: (type) => out.push(type) });
-    held.emit("c", {});
-    expect(out).toEqual(["a", "b", "c"]);
+    held.emit("agent.text", { text: "a" });
+    held.emit("agent.tool_use", { name: "b" });
+    held.releaseTo({ emit: (type, data) => out.push(`${type} ${JSON.stringify(data)}`) });
+    held.emit("agent.text", { text: "c" });
+    expect(out).toEqual([
+      'agent.text {"text":"a"}',
+      'agent.tool_use {"name":"b"}',
+      'agent.text {"text":"c"}',
+    ]);
+  });
+
+  test("takes only the contract's names, each with its own payload (checked by the compiler)", () => {
+    const held = new HeldEvents();
+    // @ts-expect-error: no such event
+    held.emit("agent.txt", { text: "a" });
+    // @ts-expect-error: agent.text carries `text`, not `name`
+    held.emit("agent.text", { name: "a" });
+    // @ts-expect-error: turn.queued's position is a number
+    held.emit("turn.queued", { turnId: "t", number: 1, position: "0" });
+    expect(true).toBe(true);
   });
 });

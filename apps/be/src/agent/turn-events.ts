@@ -1,22 +1,18 @@
 /**
- * The events of a turn, as clients see them (stored in turn_events, streamed over SSE).
- * Types: turn.queued, turn.started, context.written, port.busy, session.reset, agent.init,
- * agent.text, agent.tool_use, and exactly one terminal event: turn.succeeded or turn.failed.
- * `agent.text` is only ever the model's words: the runtime's own error text never becomes one.
+ * The events of a turn, as clients see them (stored in turn_events, streamed over SSE): the
+ * names and payloads are `@talkide/be-api`'s TURN_EVENTS. A turn ends with exactly one
+ * terminal event, turn.succeeded or turn.failed. `agent.text` is only ever the model's words:
+ * the runtime's own error text never becomes one.
  */
-export interface TurnEvent {
-  readonly seq: number;
-  readonly type: string;
-  readonly data: Readonly<Record<string, unknown>>;
-}
+import type { EventPayload, StoredTurnEvent, TurnEvent, TurnEventName } from "@talkide/be-api";
 
-export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["turn.succeeded", "turn.failed"]);
+export type { StoredTurnEvent, TurnEvent } from "@talkide/be-api";
 
-type Listener = (event: TurnEvent) => void;
+type Listener = (event: StoredTurnEvent) => void;
 
-/** Where a turn's steps send their events. */
+/** Where a turn's steps send their events: only a name of the contract, with its payload. */
 export interface TurnEmitter {
-  emit(type: string, data: Record<string, unknown>): unknown;
+  emit<N extends TurnEventName>(type: N, data: EventPayload<N>): unknown;
 }
 
 /**
@@ -26,18 +22,19 @@ export interface TurnEmitter {
  * the agent's events wait for the port report, which finishes while the CLI works.
  */
 export class HeldEvents implements TurnEmitter {
-  private readonly held: Array<{ type: string; data: Record<string, unknown> }> = [];
+  /** Each held event as the call that emits it into the target. */
+  private readonly held: Array<(target: TurnEmitter) => void> = [];
   private target: TurnEmitter | null = null;
 
-  emit(type: string, data: Record<string, unknown>): void {
-    if (this.target === null) this.held.push({ type, data });
+  emit<N extends TurnEventName>(type: N, data: EventPayload<N>): void {
+    if (this.target === null) this.held.push((target) => target.emit(type, data));
     else this.target.emit(type, data);
   }
 
   /** Emits what was held, in order, into `live`; later events go straight there. */
   releaseTo(live: TurnEmitter): void {
     this.target = live;
-    for (const { type, data } of this.held.splice(0)) live.emit(type, data);
+    for (const emitHeld of this.held.splice(0)) emitHeld(live);
   }
 }
 
@@ -48,7 +45,7 @@ export class HeldEvents implements TurnEmitter {
  */
 export class LiveTurn {
   readonly turnId: string;
-  readonly events: TurnEvent[] = [];
+  readonly events: StoredTurnEvent[] = [];
   private readonly listeners = new Set<Listener>();
   private readonly detachers = new Set<() => void>();
   private persisted: Promise<void> = Promise.resolve();
@@ -63,15 +60,16 @@ export class LiveTurn {
   constructor(
     turnId: string,
     persist: (events: readonly TurnEvent[]) => Promise<void>,
-    stored: readonly TurnEvent[] = [],
+    stored: readonly StoredTurnEvent[] = [],
   ) {
     this.turnId = turnId;
     this.persist = persist;
     this.events.push(...stored);
   }
 
-  emit(type: string, data: Record<string, unknown>): TurnEvent {
-    const event: TurnEvent = { seq: this.events.length + 1, type, data };
+  emit<N extends TurnEventName>(type: N, data: EventPayload<N>): TurnEvent {
+    // TypeScript cannot tie `type` to `data` through a union of names; the signature does.
+    const event = { seq: this.events.length + 1, type, data } as TurnEvent;
     this.events.push(event);
     this.unstored.push(event);
     // Listeners hear it now; storage follows. Events emitted while a batch is being stored
@@ -117,7 +115,7 @@ export class TurnEventHub {
   open(
     turnId: string,
     persist: (events: readonly TurnEvent[]) => Promise<void>,
-    stored: readonly TurnEvent[] = [],
+    stored: readonly StoredTurnEvent[] = [],
   ): LiveTurn {
     const turn = new LiveTurn(turnId, persist, stored);
     this.live.set(turnId, turn);

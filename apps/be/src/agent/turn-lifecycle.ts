@@ -3,8 +3,9 @@
  * prepares and spawns Claude Code (once more, fresh, when the session is gone) and records the
  * outcome. Once the turn is claimed, any failure of a step is recorded as the turn's failure.
  */
-import { type ClaudeTurnResult, isUnknownSessionFailure } from "@talkide/claude-cli";
+import type { ClaudeTurnResult } from "@talkide/claude-cli";
 import { importSafe } from "@talkide/prompts";
+import { classifyTurnOutcome } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
@@ -125,7 +126,11 @@ export async function runTurn(
     let result = await running;
     await recorded;
     let resumedFrom = session;
-    if (session !== undefined && taken.kind === "cold" && isUnknownSessionFailure(result)) {
+    let outcome = classifyTurnOutcome(result, {
+      previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
+      resumedCold: session !== undefined && taken.kind === "cold",
+    });
+    if (session !== undefined && outcome.kind === "unknown_session") {
       // Claude Code no longer has the transcript (its state directory was cleared) or the
       // resume point: the conversation cannot continue, so this turn starts a new one.
       await resetSession(services, turn, live, session, "unknown_session");
@@ -138,19 +143,15 @@ export async function runTurn(
       };
       await recordProcess(services, turn, taken, prepared);
       result = await runIn(services, turn, taken, live, signal);
+      outcome = classifyTurnOutcome(result, {
+        previousCumulativeCostUsd: null,
+        resumedCold: false,
+      });
     }
-    await recordOutcome(services, turn, live, result, resumedFrom);
+    await recordOutcome(services, turn, live, outcome, resumedFrom);
     // The kept process stands for what it read when it started: `digest`. Whatever changes on
     // disk later (an instruction file the agent wrote) makes the next turn's digest differ.
-    afterTurn(
-      services,
-      turn,
-      taken,
-      result.ok
-        ? { ok: true, sessionId: result.sessionId, lastMessageId: result.lastMessageId }
-        : { ok: false },
-      digest,
-    );
+    afterTurn(services, turn, taken, result, digest);
   } catch (error) {
     if (taken !== null) afterTurn(services, turn, taken, { ok: false }, "");
     if (!progress.started) announce(null);

@@ -3,14 +3,8 @@
  * or failed (with a code and our message), in the turn record and as its terminal event; then
  * releases the live turn once its events are stored.
  */
-import {
-  perTurnCostUsd,
-  readRuntimeTranscript,
-  type RuntimeTranscript,
-  TranscriptLedger,
-  turnErrorFor,
-  type ClaudeTurnResult,
-} from "@talkide/claude-cli";
+import { type RuntimeTranscript, TranscriptLedger } from "@talkide/claude-cli";
+import { transcriptAfterTurn, type TurnOutcome } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
@@ -18,21 +12,21 @@ import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
-/** Records the result of the turn's spawn; `resumedFrom` is the session it continued, if any. */
+/**
+ * Records the classified outcome of the turn's spawn (`classifyTurnOutcome` of
+ * @talkide/turn-engine); `resumedFrom` is the session it continued, if any.
+ */
 export async function recordOutcome(
   services: TurnServices,
   turn: TurnRow,
   live: LiveTurn,
-  result: ClaudeTurnResult,
+  classified: TurnOutcome,
   resumedFrom: SessionRow | undefined,
 ): Promise<void> {
   const { db, logger } = services;
-  const previousCumulative = resumedFrom?.cumulative_cost_usd ?? null;
-  const cost = perTurnCostUsd(
-    resumedFrom === undefined ? null : previousCumulative,
-    result.totalCostUsd,
-  );
-  if (!result.ok) {
+  const cost = classified.costUsd;
+  if (classified.kind !== "succeeded") {
+    const { result, error } = classified;
     if (resumedFrom !== undefined && result.totalCostUsd !== null && result.sessionId !== null) {
       // Money was spent inside the session; the next turn's difference must not count it twice.
       await db
@@ -46,7 +40,6 @@ export async function recordOutcome(
     }
     // The CLI's own words (which may name the gateway or advise `/login`) are for the
     // operator's log; the turn record and the stream get a code and our message.
-    const error = turnErrorFor(result);
     logger.warn(
       {
         turnId: turn.id,
@@ -69,13 +62,13 @@ export async function recordOutcome(
     );
     return;
   }
+  const { result } = classified;
   // The session's state after this turn, stored with it so any instance can resume it.
-  const transcript = await readRuntimeTranscript(
+  const transcript = await transcriptAfterTurn(
+    services.db,
     services.claude.claudeConfigDir,
+    resumedFrom?.id ?? null,
     result.sessionId,
-    resumedFrom === undefined
-      ? null
-      : TranscriptLedger.of(services.db).projectDirOf(resumedFrom.id),
   );
   if (transcript === null) {
     logger.warn(

@@ -54,8 +54,7 @@ export function openTurnQueue(options: {
     kysely: options.db as unknown as Kysely<never>,
     queue: TURN_QUEUE,
     leaseSeconds: options.leaseSeconds,
-    // A turn ends by its own timeout first; the margin covers the kill grace and the bookkeeping.
-    maxRunSeconds: Math.ceil(options.turnTimeoutMs / 1000) + 120,
+    jobTimeoutMs: options.turnTimeoutMs,
   });
 }
 

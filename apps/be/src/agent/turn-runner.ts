@@ -4,19 +4,22 @@
  */
 import { QueueFullError, type WorkQueue } from "@talkide/work-queue";
 import type { Kysely } from "kysely";
+import { ApiError } from "@talkide/service-kit";
+import { pruneMovedWarmProcesses } from "@talkide/turn-engine";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, loadTurnEvents, queuedEvent, type TurnRow } from "../domain/turns.ts";
-import { AppError } from "../errors.ts";
 import type { TurnEventNotifications } from "./event-notifications.ts";
-import { type LiveTurn, type TurnEvent, TurnEventHub } from "./turn-events.ts";
+import {
+  type LiveTurn,
+  type StoredTurnEvent,
+  type TurnEvent,
+  TurnEventHub,
+} from "./turn-events.ts";
 import { storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn, type StartedHere } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
 import { projectSessionPoints } from "./warm-prune.ts";
-
-/** How often kept processes are checked against their sessions. */
-const WARM_PRUNE_EVERY_MS = 5_000;
 import type { TurnServices } from "./turn-services.ts";
 
 export interface TurnRunnerOptions extends Omit<TurnServices, "hub"> {
@@ -69,11 +72,11 @@ export class TurnRunner {
     prompt: string;
   }): Promise<TurnRow> {
     if (this.closing) {
-      throw new AppError(
-        "service_stopping",
+      throw new ApiError(
         503,
-        "Service is stopping",
+        "service_stopping",
         "The service is shutting down and takes no new messages; send it again once it is back.",
+        { title: "Service is stopping" },
       );
     }
     const { queueLimit } = this.options;
@@ -95,7 +98,7 @@ export class TurnRunner {
           const first = queuedEvent(row, position);
           return {
             data: { turnId: row.id },
-            result: { row, first: { ...first, data: first.data as Record<string, unknown> } },
+            result: { row, first },
           };
         },
         {
@@ -110,13 +113,13 @@ export class TurnRunner {
       ));
     } catch (error) {
       if (!(error instanceof QueueFullError)) throw error;
-      throw new AppError(
-        "project_busy",
+      throw new ApiError(
         409,
-        "Mara is busy with this project",
+        "project_busy",
         queueLimit === 0
           ? "A turn is running for this project; send the message again when it has finished."
           : `A turn is running and ${error.waiting} more message(s) are waiting for this project (at most ${queueLimit} may wait); send the message again when the queue is shorter.`,
+        { title: "Mara is busy with this project" },
       );
     }
     // A turn that waits in the queue may run on another instance: clients follow it through
@@ -126,26 +129,17 @@ export class TurnRunner {
 
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */
   start(): Promise<void> {
-    const { logger } = this.options;
-    this.stopPruning = this.options.warm.pruneMovedEvery(
-      WARM_PRUNE_EVERY_MS,
-      projectSessionPoints(this.options.db),
-      {
-        onEnded: (ended) => {
-          logger.info({ ended }, "ended warm processes whose session moved on");
-        },
-        onError: (error) => {
-          logger.warn({ err: error }, "could not check warm processes against their sessions");
-        },
-      },
-    );
+    this.stopPruning = pruneMovedWarmProcesses(this.options.warm, {
+      sessionPoints: projectSessionPoints(this.options.db),
+      log: this.options.logger,
+    });
     return this.options.queue.work(
       (job, signal) => this.runQueued(job.data.turnId, signal),
       (job) => failAbandonedTurn(this.options.db, this.options.logger, job),
     );
   }
 
-  private liveTurn(turnId: string, stored: readonly TurnEvent[]): LiveTurn {
+  private liveTurn(turnId: string, stored: readonly StoredTurnEvent[]): LiveTurn {
     return (
       this.hub.get(turnId) ??
       this.hub.open(turnId, (events) => this.persistEvents(turnId, events), stored)
@@ -157,13 +151,7 @@ export class TurnRunner {
       // Open already when its message came to this instance and started it here.
       const live =
         this.hub.get(turnId) ??
-        this.liveTurn(
-          turnId,
-          (await loadTurnEvents(this.options.db, turnId)).map((event) => ({
-            ...event,
-            data: event.data as Record<string, unknown>,
-          })),
-        );
+        this.liveTurn(turnId, await loadTurnEvents(this.options.db, turnId));
       const startedHere = this.startedHere.get(turnId);
       this.startedHere.delete(turnId);
       await runTurn(

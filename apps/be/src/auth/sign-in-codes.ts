@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
+import { ApiError } from "@talkide/service-kit";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { AppError } from "../errors.ts";
 import { generateToken, hashToken, SIGN_IN_CODE_PREFIX } from "./tokens.ts";
 
 /**
@@ -41,8 +41,8 @@ export async function issueSignInCode(
   return { code, path: signInPath(code), expiresAt: toRfc3339(row.expires_at) };
 }
 
-const refused = (code: string, detail: string): AppError =>
-  new AppError(code, 401, "Sign-in link not valid", detail);
+const refused = (code: string, detail: string): ApiError =>
+  new ApiError(401, code, detail, { title: "Sign-in link not valid" });
 
 /**
  * Exchanges a code for a new API token of its user. The code is spent by one conditional
@@ -69,7 +69,7 @@ export async function redeemSignInCode(db: Kysely<DatabaseSchema>, code: string)
   });
 }
 
-async function whyRefused(db: Kysely<DatabaseSchema>, codeSha256: string): Promise<AppError> {
+async function whyRefused(db: Kysely<DatabaseSchema>, codeSha256: string): Promise<ApiError> {
   const row = await db
     .selectFrom("sign_in_codes")
     .select("used_at")

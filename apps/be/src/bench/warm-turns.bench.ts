@@ -28,7 +28,7 @@ import {
 import { createTestDatabase } from "@talkide/test-postgres";
 import { loadConfig } from "../config.ts";
 import { createUser } from "../domain/users.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "@talkide/service-kit";
 import { startService, type RunningService } from "../service.ts";
 import { api, defaultProject } from "../test-support/harness.ts";
 import { benchPostgres } from "./bench-postgres.ts";
@@ -166,7 +166,7 @@ async function startBenchService(
   });
   return startService({
     config,
-    logger: createLogger(config.logLevel, sink),
+    logger: createLogger("talkide-be", config.logLevel, sink),
     print: () => undefined,
   });
 }

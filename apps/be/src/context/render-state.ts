@@ -1,9 +1,9 @@
 import { toRosterMember, type MemberUserRow } from "@talkide/privacy";
 import { parseRenderState, type RenderState, type RenderStateError } from "@talkide/renderer";
 import type { Kysely, Selectable } from "kysely";
-import type { DatabaseSchema, ProjectsTable } from "../db/schema.ts";
+import { ApiError } from "@talkide/service-kit";
+import type { DatabaseSchema, MemberRole, ProjectsTable } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { AppError } from "../errors.ts";
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -17,7 +17,7 @@ export interface MemberWithUser extends MemberUserRow {
   readonly createdAt: string;
   readonly salutation: string;
   readonly teamBriefing: string | null;
-  readonly role: string;
+  readonly role: MemberRole;
   readonly userId: string;
   readonly email: string;
   readonly displayName: string;
@@ -103,38 +103,36 @@ function apiFieldOf(path: string): string {
  * A render-state refusal as an API error. The API validates every change by building the
  * state the next spawn would render, so what the renderer refuses never reaches the database.
  */
-export function renderErrorToAppError(error: RenderStateError): AppError {
+export function renderErrorToApiError(error: RenderStateError): ApiError {
   if (error.code === "duplicate_member") {
-    return new AppError(
-      "salutation_taken",
+    return new ApiError(
       409,
-      "Salutation already used in this project",
+      "salutation_taken",
       "Another member of this project already has this salutation (compared ignoring case); choose a different one.",
-      { field: "salutation" },
+      { title: "Salutation already used in this project", extensions: { field: "salutation" } },
     );
   }
   if (error.path === "team" && error.code === "invalid_field") {
-    return new AppError(
-      "team_full",
+    return new ApiError(
       409,
-      "Team is full",
+      "team_full",
       "A project has at most 50 members; no member can be added.",
+      { title: "Team is full" },
     );
   }
   const field = apiFieldOf(error.path);
-  return new AppError(
-    "invalid_field",
+  return new ApiError(
     400,
-    "Invalid field",
+    "invalid_field",
     // The renderer's message names the field and the rule, never the value.
     `${field}: ${error.message.replace(/^\S+ /, "")}.`,
-    { field, rule: error.code },
+    { title: "Invalid field", extensions: { field, rule: error.code } },
   );
 }
 
 /** Parses a render-state document or throws the matching API error. */
 export function checkRenderState(input: unknown): RenderState {
   const result = parseRenderState(input);
-  if (!result.ok) throw renderErrorToAppError(result.error);
+  if (!result.ok) throw renderErrorToApiError(result.error);
   return result.state;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
+import type { Migration } from "kysely/migration";
+import { migrateToLatest as migrateServiceDatabase } from "@talkide/service-kit";
 import type { DatabaseSchema } from "./schema.ts";
 import { initialSchema } from "./migrations/0001_initial.ts";
 import { sessionPinning } from "./migrations/0002_session_pinning.ts";
@@ -29,30 +30,10 @@ const MIGRATIONS: Record<string, Migration> = {
 /** The list itself, for tests that build an older schema. */
 export const MIGRATIONS_FOR_TESTS: Readonly<Record<string, Migration>> = MIGRATIONS;
 
-const provider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(MIGRATIONS),
-};
-
-export class MigrationError extends Error {
-  readonly code = "migration_failed";
-  constructor(migration: string | null, cause: unknown) {
-    super(
-      `Database migration ${migration ?? "(unknown)"} failed: ${
-        cause instanceof Error ? cause.message : String(cause)
-      }. The database was left at the last migration that succeeded.`,
-      { cause },
-    );
-    this.name = "MigrationError";
-  }
-}
-
-/** Brings the schema up to date; returns the names of the migrations that ran now. */
-export async function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === "Error");
-    throw new MigrationError(failed?.migrationName ?? null, error);
-  }
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+/**
+ * Brings the schema up to date; returns the names of the migrations that ran now. The names
+ * are recorded as they are (no namespace), as every earlier release recorded them.
+ */
+export function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<readonly string[]> {
+  return migrateServiceDatabase(db, [{ migrations: MIGRATIONS }]);
 }

@@ -1,3 +1,4 @@
+import type { Invite } from "@talkide/be-api";
 import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import type { z } from "zod";
@@ -16,7 +17,8 @@ import { requireMembership, type Membership } from "./membership.ts";
 import { isInvisible } from "./look-alikes.ts";
 import { findUserIdByEmail, insertUser, isUniqueViolation } from "./users.ts";
 
-export interface InviteResult {
+/** The API's Invite (`@talkide/be-api`), and whether the person was added now. */
+export interface InviteResult extends Invite {
   readonly member: MemberView;
   /**
    * The one-time sign-in link to pass on; null when the e-mail already belonged to an account

@@ -1,7 +1,9 @@
+import type { Member } from "@talkide/be-api";
 import type { RenderMember, RenderState } from "@talkide/renderer";
 import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
+import { ApiError } from "@talkide/service-kit";
 import {
   buildRenderInput,
   checkRenderState,
@@ -9,7 +11,7 @@ import {
   type MemberWithUser,
 } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { AppError, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { blankIfInvisible, confusableSkeleton } from "./look-alikes.ts";
 import type { Membership } from "./membership.ts";
 import { findUserIdByEmail, isUniqueViolation } from "./users.ts";
@@ -34,16 +36,8 @@ export const updateMemberSchema = z
     message: "send salutation, teamBriefing or both",
   });
 
-/** A roster entry as the API shows it: never the member's email, name or phone. */
-export interface MemberView {
-  readonly id: string;
-  readonly salutation: string;
-  readonly teamBriefing: string | null;
-  readonly role: string;
-  readonly createdAt: string;
-  /** True for the caller's own membership. */
-  readonly you: boolean;
-}
+/** A roster entry as the API shows it (`@talkide/be-api`): never the member's email, name or phone. */
+export type MemberView = Member;
 
 /**
  * The salutation key the uniqueness constraint uses: NFC, trimmed, default (locale-free)
@@ -101,23 +95,22 @@ async function lockProject(trx: Kysely<DatabaseSchema>, projectId: number): Prom
   await trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().execute();
 }
 
-const alreadyMember = (): AppError =>
-  new AppError(
-    "already_member",
+const alreadyMember = (): ApiError =>
+  new ApiError(
     409,
-    "Already a member",
+    "already_member",
     "This user is already a member of the project; edit their membership instead.",
+    { title: "Already a member" },
   );
 
-const salutationTaken = (): AppError =>
-  new AppError(
-    "salutation_taken",
+const salutationTaken = (): ApiError =>
+  new ApiError(
     409,
-    "Salutation already used in this project",
+    "salutation_taken",
     "Another member of this project already has this salutation, or one that looks the same " +
       "(compared ignoring case, invisible characters, and look-alike letters such as a Cyrillic " +
       '"а" for a Latin "a"); choose a different one.',
-    { field: "salutation" },
+    { title: "Salutation already used in this project", extensions: { field: "salutation" } },
   );
 
 /**
@@ -146,12 +139,9 @@ export function rosterConflict(error: unknown): never {
 /** The refusal every roster change by a plain member gets. */
 export function requireOwner(membership: Membership): void {
   if (membership.role !== "owner") {
-    throw new AppError(
-      "owner_required",
-      403,
-      "Only an owner can add members",
-      "Ask an owner of this project to add the member.",
-    );
+    throw new ApiError(403, "owner_required", "Ask an owner of this project to add the member.", {
+      title: "Only an owner can add members",
+    });
   }
 }
 
@@ -225,11 +215,11 @@ export async function addMember(
   requireOwner(membership);
   const userId = await findUserIdByEmail(db, input.email);
   if (userId === null) {
-    throw new AppError(
-      "user_not_found",
+    throw new ApiError(
       404,
-      "User not found",
+      "user_not_found",
       "No user has this email; invite them instead (POST /v1/projects/{id}/invites, the Team tab), which creates their account.",
+      { title: "User not found" },
     );
   }
   try {
@@ -253,11 +243,11 @@ export async function updateMember(
   patch: z.output<typeof updateMemberSchema>,
 ): Promise<MemberView> {
   if (memberId !== membership.memberId && membership.role !== "owner") {
-    throw new AppError(
-      "owner_required",
+    throw new ApiError(
       403,
-      "Only an owner can edit other members",
+      "owner_required",
       "You can edit your own salutation and briefing; ask an owner to change someone else's.",
+      { title: "Only an owner can edit other members" },
     );
   }
   const projectId = membership.project.id;

@@ -1,13 +1,14 @@
 import { join } from "node:path";
+import type { Project } from "@talkide/be-api";
 import { derivePorts, renderProjectYml } from "@talkide/ports";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import { z } from "zod";
+import { ApiError } from "@talkide/service-kit";
 import { writeFileIfChanged } from "../context/write-if-changed.ts";
 import { buildRenderInput, checkRenderState, type ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { AppError } from "../errors.ts";
 import { blankIfInvisible, confusableSkeleton } from "./look-alikes.ts";
 import {
   memberInputSchema,
@@ -37,19 +38,8 @@ export const createProjectSchema = projectInputSchema.extend({
 
 export type CreateProjectInput = z.output<typeof createProjectSchema>;
 
-export interface ProjectView {
-  readonly id: number;
-  readonly name: string;
-  readonly url: string | null;
-  readonly description: string | null;
-  readonly backendLanguage: string;
-  readonly backendFramework: string;
-  readonly frontendLanguage: string;
-  readonly frontendFramework: string;
-  readonly workspaceDir: string;
-  readonly ports: { readonly be: number; readonly fe: number };
-  readonly createdAt: string;
-}
+/** A project as the API shows it: the shape is `@talkide/be-api`'s, which the console reads. */
+export type ProjectView = Project;
 
 export function projectView(row: ProjectRow): ProjectView {
   return {
@@ -67,14 +57,14 @@ export function projectView(row: ProjectRow): ProjectView {
   };
 }
 
-const projectLimitReached = (): AppError =>
-  new AppError(
-    "project_limit_reached",
+const projectLimitReached = (): ApiError =>
+  new ApiError(
     409,
-    "No project id left",
+    "project_limit_reached",
     "Project ids run from 1 to 999 because each id derives the project's ports " +
       "(8090 + id, 5200 + id) and larger ids would collide with the platform's own ports. " +
       "All 999 ids are used; no more projects can be created on this installation.",
+    { title: "No project id left" },
   );
 
 /**

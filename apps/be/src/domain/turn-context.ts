@@ -1,3 +1,4 @@
+import type { Turn, TurnContext } from "@talkide/be-api";
 import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { TurnView } from "./turns.ts";
@@ -6,24 +7,7 @@ import type { TurnView } from "./turns.ts";
 export type TurnProcess = "cold" | "warm";
 
 /** What prepare-spawn recorded for a turn, read back from its stored events. */
-export interface TurnContextRecord {
-  readonly layout: string;
-  readonly files: ReadonlyArray<{
-    readonly path: string;
-    readonly changed: boolean;
-    readonly bytes: number | null;
-    readonly instruction: boolean | null;
-  }>;
-  /** Bytes the changed instruction files add to a resumed turn's request (see prepare.ts). */
-  readonly resumeReminderBytes: number | null;
-}
-
-export interface TurnWithContext extends TurnView {
-  /** `null` while queued, or when the turn failed before its context was written. */
-  readonly context: TurnContextRecord | null;
-  /** `null` when the turn never started, or was stored before this was recorded. */
-  readonly process: TurnProcess | null;
-}
+type TurnContextRecord = TurnContext;
 
 /**
  * Adds to each turn what its `turn.started` and `context.written` events recorded at
@@ -33,7 +17,7 @@ export interface TurnWithContext extends TurnView {
 export async function withTurnContext(
   db: Kysely<DatabaseSchema>,
   turns: readonly TurnView[],
-): Promise<TurnWithContext[]> {
+): Promise<Turn[]> {
   const ids = turns.map((t) => t.id);
   const rows =
     ids.length === 0

@@ -1,3 +1,9 @@
+import {
+  recognizeStoredEvent,
+  type StoredTurnEvent,
+  type TurnEvent,
+  type TurnRecord,
+} from "@talkide/be-api";
 import type { Kysely, Selectable } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema, TurnsTable } from "../db/schema.ts";
@@ -6,47 +12,8 @@ import { notFound } from "../errors.ts";
 
 export type TurnRow = Selectable<TurnsTable>;
 
-export interface TurnView {
-  readonly id: string;
-  readonly projectId: number;
-  readonly number: number;
-  /** The member who sent the message: the active writer of this turn. */
-  readonly memberId: string;
-  readonly status: TurnRow["status"];
-  readonly resumed: boolean;
-  /** The Claude Code session the turn ran in, as the CLI reported it (also when it failed). */
-  readonly sessionId: string | null;
-  /**
-   * Why the turn did not continue the project's session: `agent_changed` (Mara's agent file or
-   * plugin is not what the session started with) or `unknown_session`; null when it did.
-   */
-  readonly sessionReset: string | null;
-  readonly message: string;
-  readonly resultText: string | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
-  readonly costUsd: number | null;
-  readonly cumulativeCostUsd: number | null;
-  /**
-   * The local demo model answered (the instance that ran the turn had no ANTHROPIC_API_KEY):
-   * the answer is not Claude's and the costs are not real money.
-   */
-  readonly demoModel: boolean;
-  /**
-   * Instruction files found inside the workspace before the spawn that the backend did not
-   * write (e.g. an agent's `CLAUDE.local.md` or `.claude/rules/…`); empty when none or unchecked.
-   */
-  readonly workspaceInstructionFiles: readonly string[];
-  /**
-   * How the turn's Claude Code process started: `warm` (kept alive since the project's previous
-   * turn, nothing changed) or `cold` (a new one); null when none was started.
-   */
-  readonly process: "warm" | "cold" | null;
-  /** Why a cold turn could not run warm (`context_changed`, `idle_timeout`, …); null otherwise. */
-  readonly coldReason: string | null;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
-}
+/** A turn's record as the API shows it: the shape is `@talkide/be-api`'s TurnRecord. */
+export type TurnView = TurnRecord;
 
 export function turnView(row: TurnRow): TurnView {
   return {
@@ -131,7 +98,7 @@ export async function insertQueuedTurn(
 }
 
 /** The first event of a turn `insertQueuedTurn` wrote, as the stream sends it. */
-export function queuedEvent(row: TurnRow, position: number): StoredEvent {
+export function queuedEvent(row: TurnRow, position: number): TurnEvent {
   return { seq: 1, type: "turn.queued", data: { turnId: row.id, number: row.number, position } };
 }
 
@@ -169,21 +136,20 @@ export async function getTurn(
   return row;
 }
 
-export interface StoredEvent {
-  readonly seq: number;
-  readonly type: string;
-  readonly data: unknown;
-}
-
+/**
+ * A turn's stored events in order, each checked against the event contract; one an older
+ * release wrote in another shape, or under a name this release does not know, is kept as
+ * stored (see recognizeStoredEvent), so an old database streams what it always streamed.
+ */
 export async function loadTurnEvents(
   db: Kysely<DatabaseSchema>,
   turnId: string,
-): Promise<StoredEvent[]> {
+): Promise<StoredTurnEvent[]> {
   const rows = await db
     .selectFrom("turn_events")
     .select(["seq", "type", "data"])
     .where("turn_id", "=", turnId)
     .orderBy("seq")
     .execute();
-  return rows.map((r) => ({ seq: r.seq, type: r.type, data: r.data }));
+  return rows.map(recognizeStoredEvent);
 }

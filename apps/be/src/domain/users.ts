@@ -1,10 +1,10 @@
 import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
+import { ApiError } from "@talkide/service-kit";
 import { generateToken, hashToken } from "../auth/tokens.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { AppError } from "../errors.ts";
 import { isInvisible } from "./look-alikes.ts";
 
 export interface User {
@@ -55,11 +55,11 @@ export function validateNewUser(input: NewUser): z.output<typeof newUserSchema> 
   const parsed = newUserSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new AppError(
-    "invalid_user",
+  throw new ApiError(
     400,
-    "Invalid user",
+    "invalid_user",
     `The user's ${String(issue?.path[0] ?? "data")} ${issue?.message ?? "is invalid"}.`,
+    { title: "Invalid user" },
   );
 }
 
@@ -84,12 +84,12 @@ export async function createUser(
   }
 }
 
-const emailTaken = (): AppError =>
-  new AppError(
-    "email_taken",
+const emailTaken = (): ApiError =>
+  new ApiError(
     409,
-    "Email already registered",
+    "email_taken",
     "A user with this email already exists; `npx talkide-be create-token --email <email>` gives them a new token.",
+    { title: "Email already registered" },
   );
 
 /** Inserts a user without any token (an invite's sign-in link gives them one later). */
@@ -116,7 +116,9 @@ export async function createToken(db: Kysely<DatabaseSchema>, email: string): Pr
     .where("email_key", "=", emailKey(email))
     .executeTakeFirst();
   if (user === undefined) {
-    throw new AppError("user_not_found", 404, "User not found", "No user has this email.");
+    throw new ApiError(404, "user_not_found", "No user has this email.", {
+      title: "User not found",
+    });
   }
   const token = generateToken();
   await db

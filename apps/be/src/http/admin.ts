@@ -1,13 +1,13 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { ApiError, sendProblem } from "@talkide/service-kit";
 import { hashToken } from "../auth/tokens.ts";
 import { inviteMember, operatorMembership } from "../domain/invites.ts";
 import { addMemberSchema } from "../domain/members.ts";
 import { createToken, createUser } from "../domain/users.ts";
-import { AppError } from "../errors.ts";
 import { projectIdParam, type AppDependencies } from "./context.ts";
-import { parseBody, sendProblem } from "./problem.ts";
+import { parseBody } from "./problem.ts";
 
 const createUserSchema = z.strictObject({
   email: z.string(),
@@ -45,11 +45,11 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       if (adminToken !== null && isAdminToken(request.headers.authorization, adminToken)) return;
       await sendProblem(
         reply.header("www-authenticate", 'Bearer realm="talkide-admin"'),
-        new AppError(
-          "admin_token_invalid",
+        new ApiError(
           401,
-          "Unauthorized",
+          "admin_token_invalid",
           "Send the service's admin token (in <data dir>/admin-token) as `Authorization: Bearer <token>`; `npx talkide-be` does this for you.",
+          { title: "Unauthorized" },
         ),
       );
       return reply;

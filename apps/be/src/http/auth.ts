@@ -1,10 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
+import { ApiError, sendProblem } from "@talkide/service-kit";
 import { bearerToken } from "../auth/tokens.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { findUserByToken } from "../domain/users.ts";
-import { AppError } from "../errors.ts";
-import { sendProblem } from "./problem.ts";
 
 const PUBLIC_ROUTES = new Set(["/health"]);
 
@@ -20,13 +19,13 @@ export function registerAuth(app: FastifyInstance, db: Kysely<DatabaseSchema>): 
     if (user === null) {
       await sendProblem(
         reply.header("www-authenticate", 'Bearer realm="talkide"'),
-        new AppError(
-          "unauthorized",
+        new ApiError(
           401,
-          "Unauthorized",
+          "unauthorized",
           token === null
             ? "Send your API token as `Authorization: Bearer <token>` (`npx talkide-be create-token --email <you>` prints one)."
             : "This API token is not valid; use the token printed by `npx talkide-be create-user` or `npx talkide-be create-token --email <you>`.",
+          { title: "Unauthorized" },
         ),
       );
       return reply;

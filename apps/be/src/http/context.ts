@@ -1,12 +1,13 @@
 import type { FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
+import { ApiError } from "@talkide/service-kit";
 import type { TurnRunner } from "../agent/turn-runner.ts";
 import type { ContextLayout } from "../context/prepare.ts";
 import type { DatabaseKind } from "../db/connect.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { requireMembership, type Membership } from "../domain/membership.ts";
 import type { User } from "../domain/users.ts";
-import { AppError, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 
 export interface AppDependencies {
   readonly db: Kysely<DatabaseSchema>;
@@ -29,7 +30,7 @@ declare module "fastify" {
 
 export function currentUser(request: FastifyRequest): User {
   if (request.user === null) {
-    throw new AppError("unauthorized", 401, "Unauthorized", "Send a valid API token.");
+    throw new ApiError(401, "unauthorized", "Send a valid API token.", { title: "Unauthorized" });
   }
   return request.user;
 }

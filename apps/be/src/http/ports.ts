@@ -1,14 +1,7 @@
-import { derivePorts, probePorts, type PortHolder } from "@talkide/ports";
+import type { PortState } from "@talkide/be-api";
+import { derivePorts, probePorts } from "@talkide/ports";
 import type { FastifyInstance } from "fastify";
 import { membershipOf, type AppDependencies } from "./context.ts";
-
-export interface PortState {
-  readonly service: "be" | "fe";
-  readonly port: number;
-  readonly state: "free" | "busy";
-  /** The listening process (pid and executable name only), when the OS shows it. */
-  readonly holder: PortHolder | null;
-}
 
 /**
  * `GET /v1/projects/:id/ports`: the project's derived ports and whether each is in use now,

@@ -1,8 +1,10 @@
+import type { Me } from "@talkide/be-api";
 import { hasNoInputForClaude } from "@talkide/claude-cli";
 import { PG_INTEGER_MAX, urlInteger } from "@talkide/strict-json";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
+import { ApiError } from "@talkide/service-kit";
 import { renderContext } from "../context/prepare.ts";
 import {
   addMember,
@@ -21,7 +23,6 @@ import { isInvisible } from "../domain/look-alikes.ts";
 import { requireMembership } from "../domain/membership.ts";
 import { withTurnContext } from "../domain/turn-context.ts";
 import { getTurn, listTurns, turnView } from "../domain/turns.ts";
-import { AppError } from "../errors.ts";
 import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
 import { parseBody } from "./problem.ts";
 import { streamTurnEvents } from "./sse.ts";
@@ -52,18 +53,18 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     try {
       await sql`SELECT 1`.execute(db);
     } catch {
-      throw new AppError(
-        "database_unavailable",
+      throw new ApiError(
         503,
-        "Database unavailable",
+        "database_unavailable",
         "The service cannot reach its database; see the service log.",
+        { title: "Database unavailable" },
       );
     }
     return { status: "ok", database: deps.databaseKind };
   });
 
   /** The caller's own profile: the only response that carries personal data. */
-  app.get("/v1/me", (request) => {
+  app.get("/v1/me", (request): Me => {
     const user = currentUser(request);
     return {
       id: user.id,
@@ -143,11 +144,11 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     });
     const file = rendered.files.find((f) => f.path === path);
     if (file === undefined) {
-      throw new AppError(
-        "context_file_not_found",
+      throw new ApiError(
         404,
-        "No such context file",
+        "context_file_not_found",
         `The ${deps.layout} layout writes ${rendered.files.map((f) => f.path).join(", ")}.`,
+        { title: "No such context file" },
       );
     }
     const type = path.endsWith(".yml") ? "application/yaml" : "text/markdown";
@@ -188,11 +189,11 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const membership = await membershipOf(deps, request);
     const query = listTurnsQuery.safeParse(request.query);
     if (!query.success) {
-      throw new AppError(
-        "invalid_query",
+      throw new ApiError(
         400,
-        "Invalid query",
+        "invalid_query",
         "limit must be a whole number from 1 to 200 and before a turn number.",
+        { title: "Invalid query" },
       );
     }
     const turns = await listTurns(db, membership.project.id, {
@@ -219,11 +220,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
   });
 
   app.setNotFoundHandler(() => {
-    throw new AppError(
-      "route_not_found",
-      404,
-      "No such route",
-      "See apps/be/README.md for the API's routes.",
-    );
+    throw new ApiError(404, "route_not_found", "See apps/be/README.md for the API's routes.", {
+      title: "No such route",
+    });
   });
 }

@@ -1,13 +1,14 @@
+import { isTerminalEvent, type StoredTurnEvent } from "@talkide/be-api";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
-import { TERMINAL_EVENT_TYPES, type TurnEvent } from "../agent/turn-events.ts";
 import type { TurnRunner } from "../agent/turn-runner.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { loadTurnEvents } from "../domain/turns.ts";
 
 const KEEP_ALIVE_MS = 15_000;
 
-function frame(event: TurnEvent): string {
+/** Any stored event, known to this release or not, goes out as it was stored. */
+function frame(event: StoredTurnEvent): string {
   // JSON never contains a raw line break, so one data line carries the whole event.
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
@@ -51,17 +52,9 @@ export async function streamTurnEvents(
     // The record says finished; once its terminal event is stored too, nothing more will be
     // announced. The instance that ran it stores that event just after the record, so in
     // between the stream follows the announcements below, as for a running turn.
-    if (stored.some((event) => TERMINAL_EVENT_TYPES.has(event.type))) {
+    if (stored.some(isTerminalEvent)) {
       for (const event of stored) {
-        if (event.seq > after) {
-          res.write(
-            frame({
-              seq: event.seq,
-              type: event.type,
-              data: event.data as Record<string, unknown>,
-            }),
-          );
-        }
+        if (event.seq > after) res.write(frame(event));
       }
       res.end();
       return;
@@ -84,11 +77,11 @@ export async function streamTurnEvents(
       res.end();
       resolve();
     };
-    const write = (event: TurnEvent): void => {
+    const write = (event: StoredTurnEvent): void => {
       if (finished || event.seq <= sent) return;
       sent = event.seq;
       res.write(frame(event));
-      if (TERMINAL_EVENT_TYPES.has(event.type)) queueMicrotask(finish);
+      if (isTerminalEvent(event)) queueMicrotask(finish);
     };
     request.raw.socket.once("close", finish);
     res.once("close", finish);
@@ -104,9 +97,7 @@ export async function streamTurnEvents(
     const readStored = (): void => {
       reading = reading.then(async () => {
         if (finished) return;
-        for (const event of await loadTurnEvents(options.db, options.turnId)) {
-          write({ seq: event.seq, type: event.type, data: event.data as Record<string, unknown> });
-        }
+        for (const event of await loadTurnEvents(options.db, options.turnId)) write(event);
       });
       reading.catch(() => {
         finish();

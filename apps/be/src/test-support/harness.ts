@@ -13,7 +13,7 @@ import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
 import { createUser } from "../domain/users.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "@talkide/service-kit";
 import { startService, type RunningService } from "../service.ts";
 
 export interface Harness {
@@ -80,7 +80,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const service = await startService({
     config,
-    logger: createLogger("debug", sink),
+    logger: createLogger("talkide-be", "debug", sink),
     print: (text) => printed.push(text),
     claudeEnvOverrides: claudeEnv,
     killGraceMs: 200,

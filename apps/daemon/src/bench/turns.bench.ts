@@ -346,7 +346,7 @@ async function main(): Promise<void> {
       `${OVERHEAD_TURNS} deliveries posted one after another (20 conversations, so fresh and resumed`,
       "turns), each waited for until its result was stored. *End to end* is from sending the",
       "intake request to the `delivery.completed` event (result stored). *Runtime* is the",
-      "`runClaudeTurn` call: spawning the fake `claude`, its run, reading its output. *Daemon",
+      "runtime's `runTurn` call: spawning the fake `claude`, its run, reading its output. *Daemon",
       "overhead* is the difference per turn: HTTP intake, validation, the durable insert, claiming,",
       "the session and turn rows, building the wake prompt and the environment, and storing the",
       "result.",

@@ -12,7 +12,7 @@ import {
   expectHostileBodiesRefused,
   snapshotDatabase,
   type HostileRoute,
-} from "../test-support/hostile-routes.ts";
+} from "@talkide/service-kit/testing";
 
 /**
  * Every write route of the daemon, over real HTTP, against bodies no client should send:
@@ -22,7 +22,7 @@ import {
 describe("hostile request bodies on every write route of the daemon", () => {
   let dir: string;
   let td: TestDaemon;
-  const { logger, logs } = capturingLogger();
+  const { logger, logs } = capturingLogger("talkide-daemon");
   let tokens: { admin: string; intake: string };
 
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from "../test-support/harness.ts";
-import { errorShapeFault } from "../test-support/hostile-routes.ts";
+import { errorShapeFault } from "@talkide/service-kit/testing";
 
 /**
  * Every route of the daemon, taken from its router (so a new one is walked without anyone

@@ -67,7 +67,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
     const mapped = mapFastifyError(error);
     if (mapped !== null)
-      return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message));
+      return reply.code(mapped.httpStatus).send(errorBody(mapped.code, mapped.message));
     deps.logger.error({ err: error }, "request failed");
     return reply.code(500).send(errorBody("internal_error", "The daemon failed; see its log."));
   };

@@ -3,14 +3,12 @@ import {
   type ClaudeTurnResult,
   type ColdReason,
   detectClaudeVersion,
-  isUnknownSessionFailure,
   type OrphanWatchdog,
   startupFileDigests,
-  WarmClaudeProcess,
   warmContextDigest,
-  warmFingerprint,
   WarmProcessPool,
 } from "@talkide/claude-cli";
+import { keepOrRetire, takeProcess, type TakenProcess } from "@talkide/turn-engine";
 import { TURN_ID_VARIABLE } from "./orphans.ts";
 
 /**
@@ -99,10 +97,6 @@ export interface ClaudeCodeTurn {
   readonly beforeColdResume?: (() => Promise<void>) | undefined;
 }
 
-interface Taken extends TurnProcessInfo {
-  readonly process: WarmClaudeProcess;
-}
-
 export class ClaudeCodeRuntime {
   readonly name = "claude-code";
   readonly #options: ClaudeCodeRuntimeOptions;
@@ -166,18 +160,10 @@ export class ClaudeCodeRuntime {
         timeoutMs: this.#options.timeoutMs,
         signal: turn.signal,
       });
-      if (result.ok) {
-        this.#warm.keep(
-          turn.sessionKey,
-          warmFingerprint({ id: result.sessionId, at: result.lastMessageId }, digest),
-          taken.process,
-        );
-      } else {
-        this.#warm.retire(turn.sessionKey, taken.process, "previous_turn_failed");
-      }
+      keepOrRetire(this.#warm, turn.sessionKey, taken, result, digest);
       return result;
     } catch (error) {
-      this.#warm.retire(turn.sessionKey, taken.process, "previous_turn_failed");
+      keepOrRetire(this.#warm, turn.sessionKey, taken, { ok: false }, digest);
       throw error;
     } finally {
       if (separateTurnMarker) turn.watchdog.untrack(turn.turnId);
@@ -187,11 +173,6 @@ export class ClaudeCodeRuntime {
   /** Ends every kept process; resolves when they have exited. */
   close(): Promise<void> {
     return this.#warm.close();
-  }
-
-  /** The resumed session is unknown to the CLI (its transcript is gone): start fresh. */
-  isUnknownSession(result: ClaudeTurnResult): boolean {
-    return isUnknownSessionFailure(result);
   }
 
   #baseArgs(turn: ClaudeCodeTurn): string[] {
@@ -211,52 +192,39 @@ export class ClaudeCodeRuntime {
     });
   }
 
-  async #take(turn: ClaudeCodeTurn, digest: string): Promise<Taken> {
-    const checkout = this.#warm.take(
-      turn.sessionKey,
-      turn.resumeRuntimeSessionId === null
-        ? null
-        : { id: turn.resumeRuntimeSessionId, at: turn.resumeAtMessageId },
+  /** The session's kept process, or a new one (the engine's process stage). */
+  #take(turn: ClaudeCodeTurn, digest: string): Promise<TakenProcess> {
+    const resumeId = turn.resumeRuntimeSessionId;
+    return takeProcess(this.#warm, {
+      key: turn.sessionKey,
+      point: resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
       digest,
-    );
-    if (checkout.process !== null) {
-      return {
-        process: checkout.process,
-        kind: "warm",
-        coldReason: null,
-        marker: checkout.process.tag ?? turn.turnId,
-      };
-    }
-    const coldReason = checkout.reason;
-    await turn.beforeColdStart?.();
-    // One process per session: one being ended (its turn failed, the context changed) has
-    // exited before the next starts, so the two never touch the session's files at once.
-    await this.#warm.settled(turn.sessionKey);
-    if (turn.resumeRuntimeSessionId !== null) await turn.beforeColdResume?.();
-    const marker = turn.turnId;
-    const process = await WarmClaudeProcess.start({
-      claudePath: this.#options.claudePath,
-      cwd: turn.cwd,
-      args: buildClaudeArgs({
-        appendSystemPrompt: turn.standingPrompt,
-        ...(turn.resumeRuntimeSessionId === null
+      turnId: turn.turnId,
+      cold: {
+        claudePath: this.#options.claudePath,
+        cwd: turn.cwd,
+        args: buildClaudeArgs({
+          appendSystemPrompt: turn.standingPrompt,
+          ...(resumeId === null
+            ? {}
+            : {
+                resumeSessionId: resumeId,
+                ...(turn.resumeAtMessageId === null
+                  ? {}
+                  : { resumeAtMessageId: turn.resumeAtMessageId }),
+              }),
+          extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+        }),
+        env: turn.env,
+        markerVariable: TURN_ID_VARIABLE,
+        ...(this.#options.killGraceMs === undefined
           ? {}
-          : {
-              resumeSessionId: turn.resumeRuntimeSessionId,
-              ...(turn.resumeAtMessageId === null
-                ? {}
-                : { resumeAtMessageId: turn.resumeAtMessageId }),
-            }),
-        extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
-      }),
-      env: { ...turn.env, [TURN_ID_VARIABLE]: marker },
-      ...(this.#options.killGraceMs === undefined
-        ? {}
-        : { killGraceMs: this.#options.killGraceMs }),
-      tag: marker,
-      // Its processes must not outlive this daemon, however it dies.
-      watchdog: turn.watchdog,
+          : { killGraceMs: this.#options.killGraceMs }),
+        // Its processes must not outlive this daemon, however it dies.
+        watchdog: turn.watchdog,
+      },
+      beforeColdStart: turn.beforeColdStart,
+      beforeColdResume: turn.beforeColdResume,
     });
-    return { process, kind: "cold", coldReason, marker };
   }
 }

@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import {
-  definedEntries,
-  perTurnCostUsd,
-  readRuntimeTranscript,
-  TranscriptLedger,
-  WorkspaceIsolationError,
-  type ClaudeTurnResult,
-  type OrphanWatchdog,
-} from "@talkide/claude-cli";
+import { definedEntries, HERMETIC_CLAUDE_ENV, type OrphanWatchdog } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
+import {
+  classifyTurnOutcome,
+  guardWorkspace,
+  materialiseTranscript,
+  transcriptAfterTurn,
+  type TurnOutcome,
+} from "@talkide/turn-engine";
 import type { DaemonDb } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
@@ -17,7 +16,6 @@ import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
-import { guardAgentWorkspace, hermeticClaudeEnv } from "../runtime/workspace-guard.ts";
 import {
   resolveSessionScope,
   sessionPatchAfterTurn,
@@ -25,7 +23,7 @@ import {
   type SessionScope,
 } from "../sessions/scope.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
-import { materialiseTranscript } from "../sessions/transcripts.ts";
+import { loadStoredTranscript } from "../sessions/transcripts.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-outcome.ts";
 import {
@@ -77,7 +75,7 @@ export async function executeDelivery(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   signal: AbortSignal,
-  /** `inspectAgentWorkspace` of the delivery's workspace, when the caller started it. */
+  /** `inspectWorkspace` of the delivery's workspace, when the caller started it. */
   inspected?: Promise<readonly string[]>,
 ): Promise<void> {
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
@@ -183,13 +181,17 @@ export async function executeDelivery(
     );
     // Awaited in `onProcess`; a turn that fails before that must not leave it unhandled.
     envFileWritten.catch(() => undefined);
-    const result: ClaudeTurnResult = await ctx.runtime.runTurn({
+    // Set by `onProcess` (a callback, which the flow analysis does not see: hence the cast).
+    let processKind = null as TurnProcess["kind"] | null;
+    const result = await ctx.runtime.runTurn({
       cwd: delivery.workspace_dir,
       wakePrompt: wake.text,
       standingPrompt: ctx.standingPrompt.text,
       resumeRuntimeSessionId: resumeId,
       resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-      env: { ...env, ...hermeticClaudeEnv(ctx.claudeConfigDir) },
+      // Last: the daemon's own Claude config dir (never the operator's `~/.claude`, whose
+      // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status.
+      env: { ...env, CLAUDE_CONFIG_DIR: ctx.claudeConfigDir, ...HERMETIC_CLAUDE_ENV },
       perTurnVariables,
       sessionKey: sessionId,
       instructionFiles,
@@ -199,10 +201,12 @@ export async function executeDelivery(
       // The database owns the session: whichever daemon ran its last turn, its transcript is
       // written where the CLI reads it before a process resumes it (a kept process has it).
       beforeColdResume: async () => {
-        await materialiseTranscript(ctx.db, ctx.claudeConfigDir, sessionId);
+        const store = { loadTranscript: (id: string) => loadStoredTranscript(ctx.db, id) };
+        await materialiseTranscript(store, ctx.claudeConfigDir, sessionId);
       },
       beforeColdStart: () => storeTurnRow(null),
       onProcess: async (info) => {
+        processKind = info.kind;
         // Both settle before either failure is raised: nothing of this turn runs on after it.
         const [stored, written] = await Promise.allSettled([
           rowStored ? recordTurnProcess(ctx.db, turnId, info) : storeTurnRow(info),
@@ -222,7 +226,12 @@ export async function executeDelivery(
       },
     });
 
-    if (!result.ok && result.reason === "aborted" && signal.aborted) {
+    const outcome = classifyTurnOutcome(result, {
+      previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
+      resumedCold: scope.kind === "resume" && processKind !== "warm",
+      stopping: signal.aborted,
+    });
+    if (outcome.kind === "interrupted") {
       await interruptTurn(
         ctx.db,
         turnId,
@@ -240,22 +249,23 @@ export async function executeDelivery(
       return;
     }
 
-    if (result.ok) {
+    if (outcome.kind === "succeeded") {
       // turn.finished and delivery.completed reach the log through the event bus.
-      await recordSuccess(ctx, delivery, scope, sessionId, turnId, claudeVersion, result);
+      await recordSuccess(ctx, delivery, scope, sessionId, turnId, claudeVersion, outcome);
       return;
     }
 
-    const unknownSession = scope.kind === "resume" && ctx.runtime.isUnknownSession(result);
+    const { result: failure } = outcome;
+    const unknownSession = outcome.kind === "unknown_session";
     const retrying = unknownSession && round === 1;
     await finishTurn(ctx.db, turnId, {
       ok: false,
-      runtimeSessionId: result.sessionId,
-      failureReason: unknownSession ? "unknown_session" : result.reason,
-      failureMessage: result.message,
-      exitCode: result.exitCode,
+      runtimeSessionId: failure.sessionId,
+      failureReason: unknownSession ? "unknown_session" : failure.reason,
+      failureMessage: failure.message,
+      exitCode: failure.exitCode,
       costUsd: null,
-      cumulativeCostUsd: result.totalCostUsd,
+      cumulativeCostUsd: failure.totalCostUsd,
       events: [],
     });
     ctx.events.publish({
@@ -265,10 +275,13 @@ export async function executeDelivery(
       agentId: delivery.agent_id,
       conversationId: delivery.conversation_id,
       sessionId,
-      reason: unknownSession ? "unknown_session" : result.reason,
+      reason: unknownSession ? "unknown_session" : failure.reason,
       retrying,
     });
-    log.warn({ turnId, sessionId, reason: result.reason, unknownSession, retrying }, "turn failed");
+    log.warn(
+      { turnId, sessionId, reason: failure.reason, unknownSession, retrying },
+      "turn failed",
+    );
     if (unknownSession) {
       if (await invalidateSession(ctx.db, sessionId, "unknown_session")) {
         ctx.events.publish({
@@ -281,7 +294,7 @@ export async function executeDelivery(
       }
     }
     if (retrying) continue;
-    await fail(ctx, delivery, result.reason, result.message);
+    await fail(ctx, delivery, failure.reason, failure.message);
     return;
   }
 }
@@ -327,20 +340,19 @@ async function recordSuccess(
   sessionId: string,
   turnId: string,
   claudeVersion: string | null,
-  result: Extract<ClaudeTurnResult, { ok: true }>,
+  { result, costUsd }: Extract<TurnOutcome, { kind: "succeeded" }>,
 ): Promise<void> {
-  const previous = scope.kind === "resume" ? scope.previousCumulativeCostUsd : null;
-  const costUsd = perTurnCostUsd(previous, result.totalCostUsd);
   const patch = sessionPatchAfterTurn(scope, {
     ok: true,
     runtimeSessionId: result.sessionId,
     lastMessageId: result.lastMessageId,
     cumulativeCostUsd: result.totalCostUsd,
   });
-  const transcript = await readRuntimeTranscript(
+  const transcript = await transcriptAfterTurn(
+    ctx.db,
     ctx.claudeConfigDir,
+    sessionId,
     result.sessionId,
-    TranscriptLedger.of(ctx.db).projectDirOf(sessionId),
   );
   await recordTurnSuccess(ctx.db, {
     turnId,
@@ -398,29 +410,26 @@ async function fail(
 }
 
 /**
- * The isolation check before a turn (runtime/workspace-guard.ts). A breach fails the delivery
- * with `workspace_not_isolated`, naming the file, and nothing is spawned; instruction files
- * inside the workspace are reported as a `workspace.instructions` event.
+ * The isolation check before a turn (`guardWorkspace` of @talkide/turn-engine). A breach fails
+ * the delivery with `workspace_not_isolated`, naming the file, and nothing is spawned;
+ * instruction files inside the workspace (the daemon writes none there) are reported as a
+ * `workspace.instructions` event.
  */
 async function workspaceStandsAlone(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   inspected: Promise<readonly string[]> | undefined,
 ): Promise<readonly string[] | null> {
-  let files: readonly string[];
-  try {
-    files = await guardAgentWorkspace(delivery.workspace_dir, ctx.claudeConfigDir, inspected);
-  } catch (error) {
-    const isolation = error instanceof WorkspaceIsolationError;
-    const message = error instanceof Error ? error.message : String(error);
-    await fail(
-      ctx,
-      delivery,
-      isolation ? "workspace_not_isolated" : "workspace_check_failed",
-      `${message} Nothing was spawned.`,
-    );
+  const guarded = await guardWorkspace({
+    workspaceDir: delivery.workspace_dir,
+    claudeConfigDir: ctx.claudeConfigDir,
+    ...(inspected === undefined ? {} : { inspected }),
+  });
+  if (!guarded.ok) {
+    await fail(ctx, delivery, guarded.code, guarded.message);
     return null;
   }
+  const files = guarded.instructionFiles;
   if (files.length > 0) {
     ctx.events.publish({
       type: "workspace.instructions",

@@ -5,10 +5,10 @@ import {
   type QueueConnection,
   type QueuedJob,
 } from "@talkide/work-queue";
+import { inspectWorkspace } from "@talkide/turn-engine";
 import type { Kysely, Transaction } from "kysely";
 import type { DaemonDb } from "../db/schema.ts";
 import { killOrphanedTurnProcesses } from "../runtime/orphans.ts";
-import { inspectAgentWorkspace } from "../runtime/workspace-guard.ts";
 import {
   abandonDelivery,
   claimDelivery,
@@ -99,7 +99,7 @@ export class Scheduler {
       kysely: db as unknown as Kysely<never>,
       queue: QUEUE_NAME,
       leaseSeconds: options.leaseSeconds,
-      maxRunSeconds: Math.ceil(options.turnTimeoutMs / 1000) + 60,
+      jobTimeoutMs: options.turnTimeoutMs,
       concurrency: options.concurrency,
       instanceName: options.instanceName,
     });
@@ -204,7 +204,7 @@ export class Scheduler {
     const early =
       guessed === undefined
         ? null
-        : { workspace: guessed, inspected: inspectAgentWorkspace(guessed, ctx.claudeConfigDir) };
+        : { workspace: guessed, inspected: inspectWorkspace(guessed, ctx.claudeConfigDir) };
     // Not awaited when the guess was wrong or nothing runs.
     early?.inspected.catch(() => undefined);
     const delivery = await claimDelivery(this.#db, deliveryId);

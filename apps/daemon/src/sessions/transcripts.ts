@@ -1,20 +1,17 @@
-import { writeRuntimeTranscript } from "@talkide/claude-cli";
+import type { RuntimeTranscript } from "@talkide/claude-cli";
 import { sql } from "kysely";
 import type { DaemonDb } from "../db/schema.ts";
 
 /**
- * The database owns a conversation's runtime session: its transcript is stored after each
- * successful turn (store/turn-outcome.ts: whole, or the lines the turn added as a part) and
- * written back here, before a resume, on whichever daemon runs the turn, so a conversation is
- * not tied to the machine that ran its last turn.
- * The stored copy replaces whatever this machine has (an older copy, or a failed turn's
- * branch). Nothing stored (or names that are not safe): nothing written.
+ * The daemon as the turn engine's transcript host: a conversation's runtime session is stored
+ * after each successful turn (store/turn-outcome.ts: whole, or the lines the turn added as a
+ * part), and the engine writes it back before a cold resume on whichever daemon runs the turn
+ * (`materialiseTranscript` of @talkide/turn-engine). Null when nothing is stored.
  */
-export async function materialiseTranscript(
+export async function loadStoredTranscript(
   db: DaemonDb,
-  claudeConfigDir: string,
   sessionId: string,
-): Promise<boolean> {
+): Promise<RuntimeTranscript | null> {
   // The transcript is its stored content followed by the parts later turns appended (0005).
   const stored = await db
     .selectFrom("session_transcripts as t")
@@ -26,10 +23,10 @@ export async function materialiseTranscript(
     ])
     .where("t.session_id", "=", sessionId)
     .executeTakeFirst();
-  if (stored === undefined) return false;
-  return writeRuntimeTranscript(claudeConfigDir, {
+  if (stored === undefined) return null;
+  return {
     sessionId: stored.runtime_session_id,
     projectDir: stored.project_dir,
     content: stored.content,
-  });
+  };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { materialiseTranscript } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
-import { materialiseTranscript } from "../sessions/transcripts.ts";
+import { loadStoredTranscript } from "../sessions/transcripts.ts";
 import {
   makeTempDir,
   removeDir,
@@ -95,7 +96,8 @@ async function succeed(
 /** What a resume on a fresh machine would find. */
 async function materialised(sessionId: string, runtimeSessionId: string): Promise<string> {
   const configDir = join(dir, `cfg-${randomUUID()}`);
-  expect(await materialiseTranscript(db, configDir, sessionId)).toBe(true);
+  const store = { loadTranscript: (id: string) => loadStoredTranscript(db, id) };
+  expect(await materialiseTranscript(store, configDir, sessionId)).toBe(true);
   return readFile(join(configDir, "projects", "-ws", `${runtimeSessionId}.jsonl`), "utf8");
 }
 

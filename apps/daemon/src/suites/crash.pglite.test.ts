@@ -1,4 +1,4 @@
-import { pgliteBackend } from "../test-support/backends.ts";
+import { pgliteBackend } from "@talkide/service-kit/testing";
 import { defineCrashSuite } from "../test-support/crash-suite.ts";
 
 defineCrashSuite(pgliteBackend());

@@ -1,4 +1,4 @@
-import { postgresBackend } from "../test-support/backends.ts";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import { defineCrashSuite } from "../test-support/crash-suite.ts";
 
-defineCrashSuite(postgresBackend());
+defineCrashSuite(postgresBackend("The daemon's PostgreSQL server suites"));

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresBackend } from "../test-support/backends.ts";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import { startChildDaemon, type ChildDaemon } from "../test-support/child-daemon.ts";
 import {
   alive,
@@ -19,7 +19,7 @@ import {
  * starts leaves the other's live turn alone, and a daemon killed with SIGKILL mid-turn loses
  * its turn by lease while the conversation goes on on the other daemon.
  */
-const backend = postgresBackend();
+const backend = postgresBackend("The daemon's PostgreSQL server suites");
 
 describe.skipIf(!backend.available || process.platform !== "linux")(
   "two daemons on one server database",

@@ -1,4 +1,4 @@
-import { pgliteBackend } from "../test-support/backends.ts";
+import { pgliteBackend } from "@talkide/service-kit/testing";
 import { defineSchedulingSuite } from "../test-support/scheduling-suite.ts";
 
 defineSchedulingSuite(pgliteBackend());

@@ -1,4 +1,4 @@
-import { postgresBackend } from "../test-support/backends.ts";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import { defineSchedulingSuite } from "../test-support/scheduling-suite.ts";
 
-defineSchedulingSuite(postgresBackend());
+defineSchedulingSuite(postgresBackend("The daemon's PostgreSQL server suites"));

@@ -1,4 +1,4 @@
-import { pgliteBackend } from "../test-support/backends.ts";
+import { pgliteBackend } from "@talkide/service-kit/testing";
 import { defineSessionSuite } from "../test-support/session-suite.ts";
 
 defineSessionSuite(pgliteBackend());

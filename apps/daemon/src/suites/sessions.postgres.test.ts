@@ -1,4 +1,4 @@
-import { postgresBackend } from "../test-support/backends.ts";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import { defineSessionSuite } from "../test-support/session-suite.ts";
 
-defineSessionSuite(postgresBackend());
+defineSessionSuite(postgresBackend("The daemon's PostgreSQL server suites"));

@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { watchdogOf } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "./backends.ts";
+import type { Backend } from "@talkide/service-kit/testing";
 import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
 import {
   alive,

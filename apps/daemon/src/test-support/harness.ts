@@ -1,63 +1,21 @@
-import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import { createLogger } from "@talkide/service-kit";
+import {
+  ApiClient as ServiceApiClient,
+  seedPgliteDataDir,
+  waitFor,
+  type ApiResponse,
+} from "@talkide/service-kit/testing";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon, type StartDaemonOptions } from "../daemon.ts";
 import type { DeliveryView, SessionView, TurnView } from "../http/views.ts";
-import { createLogger } from "@talkide/service-kit";
 import type { DaemonExtension } from "../extension.ts";
 
-/** A temporary directory, removed by the returned cleanup. */
-export async function makeTempDir(prefix = "talkide-daemon-test-"): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
-}
-
-export async function removeDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-}
-
-/**
- * An initialized, empty PGlite cluster to copy from. Creating a cluster (initdb inside
- * WebAssembly) takes seconds on this machine; copying one takes a fraction of that. Each
- * daemon still opens its own copy and runs its migrations on it. Shared by test workers:
- * written to a unique directory and renamed into place, so nobody sees half of one.
- */
-let template: Promise<string> | null = null;
-function pgliteTemplate(): Promise<string> {
-  template ??= (async () => {
-    // Keyed by the installed PGlite build (its resolved path names the version).
-    const build = createHash("sha256")
-      .update(import.meta.resolve("@electric-sql/pglite"))
-      .digest("hex")
-      .slice(0, 16);
-    const dir = join(tmpdir(), `talkide-daemon-pglite-template-${build}`);
-    if (await exists(join(dir, "PG_VERSION"))) return dir;
-    const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    await mkdir(staging, { recursive: true });
-    const db = await PGlite.create(staging);
-    await db.close();
-    await rename(staging, dir).catch(async () => rm(staging, { recursive: true, force: true }));
-    return dir;
-  })();
-  return template;
-}
-
-/** Gives a data dir an empty embedded database cluster, unless it has one. */
-export async function seedPgliteDataDir(dataDir: string): Promise<void> {
-  const pgliteDir = join(dataDir, "pglite");
-  if (!(await exists(pgliteDir))) await cp(await pgliteTemplate(), pgliteDir, { recursive: true });
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
+// The kit's generic test helpers, under the names the daemon's suites have always imported.
+export { makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "@talkide/service-kit/testing";
 
 export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
   return {
@@ -114,44 +72,8 @@ export async function startTestDaemon(options: {
   return { daemon, api: new ApiClient(daemon.url, daemon.adminToken), stop: () => daemon.stop() };
 }
 
-export interface ApiResponse<T> {
-  readonly status: number;
-  readonly body: T;
-}
-
-/** A small client of the daemon's HTTP API for tests. */
-export class ApiClient {
-  readonly url: string;
-  readonly token: string;
-  constructor(url: string, token: string) {
-    this.url = url;
-    this.token = token;
-  }
-
-  async call<T = unknown>(
-    method: string,
-    path: string,
-    body?: unknown,
-    options: {
-      readonly token?: string | null;
-      readonly rawBody?: string | Uint8Array;
-      readonly contentType?: string;
-    } = {},
-  ): Promise<ApiResponse<T>> {
-    const token = options.token === undefined ? this.token : options.token;
-    const headers: Record<string, string> = {};
-    if (token !== null) headers["authorization"] = `Bearer ${token}`;
-    const payload = options.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
-    if (payload !== undefined) headers["content-type"] = options.contentType ?? "application/json";
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      headers,
-      ...(payload === undefined ? {} : { body: payload }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T };
-  }
-
+/** The kit's test client, with the daemon's own routes. */
+export class ApiClient extends ServiceApiClient {
   async registerAgent(id: string, workspaceDir: string): Promise<void> {
     const r = await this.call("PUT", `/v1/agents/${id}`, { workspaceDir });
     if (r.status !== 201 && r.status !== 200)
@@ -210,24 +132,6 @@ export class ApiClient {
       // A bound, not a timing assertion: a loaded machine, or a lease to expire after a kill.
       240_000,
     );
-  }
-}
-
-/**
- * Polls until `probe` returns a value (not null). Not a timing assertion: the bound only
- * keeps a broken build from hanging, and it is far above what any step needs.
- */
-export async function waitFor<T>(
-  probe: () => Promise<T | null>,
-  what: string,
-  boundMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

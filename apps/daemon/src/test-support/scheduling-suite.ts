@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
-import type { Backend } from "./backends.ts";
+import type { Backend } from "@talkide/service-kit/testing";
 import { makeDelivery, makeTempDir, removeDir, startTestDaemon } from "./harness.ts";
 
 /**

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
 import { TICLAWK_ENTRIES } from "../runtime/ticlawk-wrapper.ts";
-import type { Backend } from "./backends.ts";
+import type { Backend } from "@talkide/service-kit/testing";
 import {
   makeDelivery,
   makeTempDir,

@@ -9,7 +9,7 @@ import {
   type FakeMessagesApi,
 } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresBackend } from "../test-support/backends.ts";
+import { postgresBackend } from "@talkide/service-kit/testing";
 import {
   makeDelivery,
   makeTempDir,
@@ -19,7 +19,7 @@ import {
 } from "../test-support/harness.ts";
 
 const canRun = realClaudeSuiteCanRun("The daemon's shared-session wire suite");
-const backend = postgresBackend();
+const backend = postgresBackend("The daemon's PostgreSQL server suites");
 
 /**
  * The session belongs to the database, not to a machine: two daemons on one server database,

@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { loadConfig, type DaemonConfig } from "@talkide/daemon";
 import { ADMIN_TOKEN_FILE, AdminClient, CliError, createLogger } from "@talkide/service-kit";
-import { loadHubConfig } from "../config.ts";
+import { loadHubConfig, type HubConfig } from "../config.ts";
 import { startHub } from "../server.ts";
+import { daemonCommand } from "./daemon-command.ts";
 
 /** Running from TypeScript sources (the workspace's source condition) or from `dist`. */
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
@@ -17,21 +17,16 @@ export const TICLAWK_ENTRY = fileURLToPath(
   new URL(`../ticlawk/main.${FROM_SOURCE ? "ts" : "js"}`, import.meta.url),
 );
 
-function daemonBin(): string {
-  const root = dirname(fileURLToPath(import.meta.resolve("@talkide/daemon/package.json")));
-  return FROM_SOURCE
-    ? join(root, "src", "bin", "talkide-daemon.ts")
-    : join(root, "dist", "bin", "talkide-daemon.js");
-}
-
 /**
  * `talkide-hub local-loop`: the whole loop on one machine with one command. The hub runs in
- * this process, the daemon as a child process (`talkide-daemon start`), and they meet only
- * over HTTP, as a real message service and a daemon would: the daemon is told the hub's URL
- * (`TALKIDE_UPSTREAM_URL`) and where `ticlawk` is (`TALKIDE_TICLAWK_ENTRY`); the hub gets a
- * fresh intake token created through the daemon's admin API. Both keep their own
- * configuration (`TALKIDE_DAEMON_*`, `TALKIDE_HUB_*`) and data directory. Stops both on
- * SIGINT/SIGTERM; stops the hub when the daemon exits.
+ * this process, the daemon as a child process (`talkide-daemon start`, found by
+ * `daemonCommand`), and they meet only over HTTP, as a real message service and a daemon
+ * would: the daemon is told the hub's URL (`TALKIDE_UPSTREAM_URL`) and where `ticlawk` is
+ * (`TALKIDE_TICLAWK_ENTRY`); the hub gets a fresh intake token created through the daemon's
+ * admin API. Both keep their own configuration (`TALKIDE_DAEMON_*`, `TALKIDE_HUB_*`) and data
+ * directory. The hub reads none of the daemon's configuration: the daemon checks its own
+ * variables, and its "listening" line says where it listens and where its data (with the
+ * admin token) is. Stops both on SIGINT/SIGTERM; stops the hub when the daemon exits.
  */
 export async function runLocalLoop(io: {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -39,39 +34,57 @@ export async function runLocalLoop(io: {
   readonly err: (text: string) => void;
   readonly untilSignal: (stop: () => Promise<void>) => Promise<void>;
 }): Promise<void> {
-  const daemonConfig = loadConfig(io.env, io.cwd);
+  const daemon = daemonCommand(io.env, io.cwd);
   const hubConfig = loadHubConfig(io.env, io.cwd);
+  // The daemon's own level (blank is unset: info); the daemon refuses a name it does not know.
+  const level = io.env["TALKIDE_DAEMON_LOG_LEVEL"];
+  const daemonLevel = level === undefined || level === "" ? "info" : level;
+  const askedLevel = Object.hasOwn(LEVELS, daemonLevel)
+    ? LEVELS[daemonLevel as HubConfig["logLevel"]]
+    : LEVELS.info;
   const logger = createLogger("talkide-hub", hubConfig.logLevel);
   // The hub first: the daemon must know its URL when it starts.
   const hub = await startHub({ config: { ...hubConfig, intakeToken: null }, logger });
-  const child = spawn(
-    process.execPath,
-    [...(FROM_SOURCE ? ["--conditions=@talkide/source"] : []), daemonBin(), "start"],
-    {
-      cwd: io.cwd,
-      env: {
-        ...io.env,
-        TALKIDE_UPSTREAM_URL: hub.url,
-        TALKIDE_TICLAWK_ENTRY: TICLAWK_ENTRY,
-        // At least info, for its "listening" line; lines below the asked level are dropped.
-        TALKIDE_DAEMON_LOG_LEVEL:
-          LEVELS[daemonConfig.logLevel] > LEVELS.info ? "info" : daemonConfig.logLevel,
-      },
-      stdio: ["ignore", "pipe", "inherit"],
+  const child = spawn(daemon.command, [...daemon.args, "start"], {
+    cwd: io.cwd,
+    env: {
+      ...io.env,
+      TALKIDE_UPSTREAM_URL: hub.url,
+      TALKIDE_TICLAWK_ENTRY: TICLAWK_ENTRY,
+      // At least info, for its "listening" line; lines below the asked level are dropped.
+      TALKIDE_DAEMON_LOG_LEVEL: askedLevel > LEVELS.info ? "info" : daemonLevel,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once("exit", (code, signal) => {
+      resolve([code, signal]);
+    });
+  });
+  const spawnFailed = once(child, "spawn").then(
+    () => new Promise<never>(() => undefined),
+    (error: unknown) => {
+      throw new CliError(
+        "daemon_not_found",
+        `Could not start the daemon (${daemon.command}: ${String(error)}): install talkide-daemon, or set TALKIDE_HUB_DAEMON_BIN to it.`,
+      );
     },
   );
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   try {
-    const daemonUrl = await listeningUrl(child.stdout, exited, LEVELS[daemonConfig.logLevel]);
+    const daemonListening = await Promise.race([
+      listening(child.stdout, exited, askedLevel),
+      spawnFailed,
+    ]);
+    const daemonUrl = daemonListening.url;
     const adminToken = (
-      await readFile(join(daemonConfig.dataDir, ADMIN_TOKEN_FILE), "utf8")
+      await readFile(join(daemonListening.dataDir, ADMIN_TOKEN_FILE), "utf8")
     ).trim();
     // Same words as the daemon's own CLI: the daemon this command started stopped answering.
-    const daemon = new AdminClient(daemonUrl, adminToken, {
+    const daemonAdmin = new AdminClient(daemonUrl, adminToken, {
       code: "daemon_unreachable",
       hint: "No daemon answers at {url}. Start it with: talkide-daemon start (or pass --url).",
     });
-    const { body } = await daemon.request<{ token: string }>("POST", "/v1/tokens", {
+    const { body } = await daemonAdmin.request<{ token: string }>("POST", "/v1/tokens", {
       name: "local-hub",
       scope: "intake",
     });
@@ -79,15 +92,18 @@ export async function runLocalLoop(io: {
     await hub.connectDaemon(daemonUrl, body.token);
     io.err(
       [
-        `talkide-hub local-loop: daemon ${daemonUrl} (data ${daemonConfig.dataDir}), hub ${hub.url} (data ${hubConfig.dataDir})`,
+        `talkide-hub local-loop: daemon ${daemonUrl} (data ${daemonListening.dataDir}), hub ${hub.url} (data ${hubConfig.dataDir})`,
         `  the hub's intake token (to run the hub alone: TALKIDE_HUB_DAEMON_URL=${daemonUrl} TALKIDE_HUB_INTAKE_TOKEN=...): ${body.token}`,
         `  people: export TICLAWK_HUB_URL=${hub.url} TICLAWK_TOKEN="$(talkide-hub member add --human <handle>)"`,
         "",
       ].join("\n"),
     );
   } catch (error) {
-    child.kill("SIGTERM");
-    await exited;
+    // A daemon that never started has nothing to stop.
+    if (child.pid !== undefined) {
+      child.kill("SIGTERM");
+      await exited;
+    }
     await hub.stop();
     throw error;
   }
@@ -112,8 +128,8 @@ export async function runLocalLoop(io: {
   ]);
 }
 
-/** pino's numeric levels. */
-const LEVELS: Readonly<Record<DaemonConfig["logLevel"], number>> = {
+/** pino's numeric levels (the daemon's level names are the hub's). */
+const LEVELS: Readonly<Record<HubConfig["logLevel"], number>> = {
   trace: 10,
   debug: 20,
   info: 30,
@@ -124,15 +140,15 @@ const LEVELS: Readonly<Record<DaemonConfig["logLevel"], number>> = {
 };
 
 /**
- * Forwards the daemon's log lines at or above `minLevel` and resolves with the URL of its
- * "listening" line.
+ * Forwards the daemon's log lines at or above `minLevel` and resolves with the URL and the data
+ * directory of its "listening" line.
  */
-function listeningUrl(
+function listening(
   stdout: NodeJS.ReadableStream,
   exited: Promise<[number | null, NodeJS.Signals | null]>,
   minLevel: number,
-): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+): Promise<{ readonly url: string; readonly dataDir: string }> {
+  return new Promise((resolve, reject) => {
     createInterface({ input: stdout }).on("line", (line) => {
       let entry: Record<string, unknown> | null = null;
       try {
@@ -142,7 +158,12 @@ function listeningUrl(
       }
       const level = typeof entry?.["level"] === "number" ? entry["level"] : Infinity;
       if (level >= minLevel) process.stdout.write(`${line}\n`);
-      if (entry?.["msg"] === "listening" && typeof entry["url"] === "string") resolve(entry["url"]);
+      if (
+        entry?.["msg"] === "listening" &&
+        typeof entry["url"] === "string" &&
+        typeof entry["dataDir"] === "string"
+      )
+        resolve({ url: entry["url"], dataDir: entry["dataDir"] });
     });
     void exited.then(([code, signal]) => {
       reject(

@@ -1,31 +1,26 @@
 import { spawn } from "node:child_process";
 import { expect } from "vitest";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DaemonConfig } from "@talkide/daemon";
 import { createLogger, type Logger } from "@talkide/service-kit";
 import {
   ApiClient,
   makeTempDir,
   removeDir,
   seedPgliteDataDir,
-  startTestDaemon,
   waitFor,
-  type TestDaemon,
-} from "@talkide/daemon/testing";
+} from "@talkide/service-kit/testing";
 import type { HubConfig } from "../config.ts";
 import type { HubDb } from "../schema.ts";
 import { startHub as startHubService, type RunningHub } from "../server.ts";
+import { daemonCommand, type DaemonCommand } from "../cli/daemon-command.ts";
+import { startDaemonProcess, type DaemonProcess } from "./daemon-process.ts";
 
 /** The CLI's entry point, run from source exactly as the daemon's wrapper runs it. */
 export const TICLAWK_MAIN = fileURLToPath(new URL("../ticlawk/main.ts", import.meta.url));
 export const HUB_MAIN = fileURLToPath(new URL("../bin/talkide-hub.ts", import.meta.url));
-export const DAEMON_MAIN = join(
-  dirname(fileURLToPath(import.meta.resolve("@talkide/daemon/package.json"))),
-  "src",
-  "bin",
-  "talkide-daemon.ts",
-);
+/** `talkide-daemon`, found as `talkide-hub local-loop` finds it (the workspace's, from source). */
+export const DAEMON_COMMAND = daemonCommand({}, process.cwd());
 
 export interface CliResult {
   readonly code: number | null;
@@ -33,18 +28,33 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+interface RunOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly stdin?: string;
+  readonly cwd?: string;
+}
+
 /** Runs a Node entry point from source (with the workspace's source condition) as a child process. */
 export function runNode(
   entry: string,
   args: readonly string[],
-  options: {
-    readonly env?: Readonly<Record<string, string>>;
-    readonly stdin?: string;
-    readonly cwd?: string;
-  } = {},
+  options: RunOptions = {},
+): Promise<CliResult> {
+  return runCommand(
+    { command: process.execPath, args: ["--conditions=@talkide/source", entry] },
+    args,
+    options,
+  );
+}
+
+/** Runs a program (such as `DAEMON_COMMAND`) with these arguments as a child process. */
+export function runCommand(
+  program: DaemonCommand,
+  args: readonly string[],
+  options: RunOptions = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@talkide/source", entry, ...args], {
+    const child = spawn(program.command, [...program.args, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
@@ -71,8 +81,8 @@ export function cliError(result: CliResult): { code: string; message: string; pa
 }
 
 export interface HubFixture {
-  /** The daemon the hub hands its deliveries to (its own process would do as well). */
-  readonly test: TestDaemon;
+  /** The daemon the hub hands its deliveries to: its own process, reached over HTTP. */
+  readonly test: DaemonProcess;
   readonly running: RunningHub;
   /** The hub's admin API, with its admin token. */
   readonly api: ApiClient;
@@ -125,21 +135,23 @@ export interface HubFixture {
   ): Promise<{ reason: string | null; payload: Record<string, unknown> }[]>;
   /** Stops the hub and the daemon, keeping their data. */
   halt(): Promise<void>;
+  /** Stops only the daemon (the hub keeps serving; deliveries wait in its outbox). */
+  haltDaemon(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * The hub and a real daemon, each on a free port with its own database, wired as the local
- * loop wires them: the hub hands deliveries to the daemon's HTTP intake with an intake
- * token, the daemon gives each turn the hub's URL and a turn credential. By default turns
- * fail at once (no `claude` binary), so routing tests see the deliveries without spawning a
- * runtime per message.
+ * The hub and a real daemon (its own process, started as the local loop starts it), each on a
+ * free port with its own database, wired as the local loop wires them: the hub hands
+ * deliveries to the daemon's HTTP intake with an intake token, the daemon gives each turn the
+ * hub's URL and a turn credential. By default turns fail at once (no `claude` binary), so
+ * routing tests see the deliveries without spawning a runtime per message.
  */
 export async function startHub(
   options: {
     readonly hubConfig?: Partial<HubConfig>;
-    readonly daemonConfig?: Partial<DaemonConfig>;
-    readonly childEnv?: Readonly<Record<string, string>>;
+    /** The daemon's settings, as its environment variables (`TALKIDE_DAEMON_MAX_ATTEMPTS`, …). */
+    readonly daemonEnv?: Readonly<Record<string, string>>;
     readonly dataDir?: string;
     readonly logger?: Logger;
   } = {},
@@ -159,23 +171,20 @@ export async function startHub(
   if (hubConfig.databaseUrl === null) await seedPgliteDataDir(hubDataDir);
   const logger = options.logger ?? createLogger("talkide-hub", "silent");
   const running = await startHubService({ config: hubConfig, logger });
-  const daemonDataDir = join(dataDir, "daemon");
-  const test = await startTestDaemon({
-    dataDir: daemonDataDir,
-    config: {
-      claudePath: join(dataDir, "no-claude-here"),
-      upstreamUrl: running.url,
-      ticlawkEntry: TICLAWK_MAIN,
-      ...options.daemonConfig,
+  const test = await startDaemonProcess({
+    dataDir: join(dataDir, "daemon"),
+    env: {
+      TALKIDE_CLAUDE_PATH: join(dataDir, "no-claude-here"),
+      TALKIDE_UPSTREAM_URL: running.url,
+      TALKIDE_TICLAWK_ENTRY: TICLAWK_MAIN,
+      ...options.daemonEnv,
     },
-    ...(options.childEnv === undefined ? {} : { childEnv: options.childEnv }),
-    logger,
   });
   const intake = await test.api.call<{ token: string }>("POST", "/v1/tokens", {
     name: "hub",
     scope: "intake",
   });
-  await running.connectDaemon(test.daemon.url, intake.body.token);
+  await running.connectDaemon(test.url, intake.body.token);
   const api = new ApiClient(running.url, running.adminToken);
   const db = running.db;
   const expectOk = <T>(r: { status: number; body: T }, what: string): T => {
@@ -236,13 +245,13 @@ export async function startHub(
       return api.call(method, `/hub/v1${path}`, body, { token });
     },
     async deliveries(agentId) {
-      const rows = await test.daemon.db
-        .selectFrom("deliveries")
-        .select(["reason", "payload"])
-        .where("agent_id", "=", agentId)
-        .orderBy("seq")
-        .execute();
-      return rows.map((r) => ({ reason: r.reason, payload: r.payload as Record<string, unknown> }));
+      const all = await test.api.deliveries(agentId);
+      return Promise.all(
+        all.map(async (d) => ({
+          reason: d.reason,
+          payload: (await test.api.withPayload(d)).payload,
+        })),
+      );
     },
     waitDeliveries(agentId, count) {
       return waitFor(async () => {
@@ -253,6 +262,9 @@ export async function startHub(
     async halt() {
       await test.stop();
       await running.stop();
+    },
+    haltDaemon() {
+      return test.stop();
     },
     async stop() {
       await fixture.halt();

@@ -1,7 +1,6 @@
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "@talkide/daemon/testing";
-import { removeDir } from "@talkide/daemon/testing";
+import { removeDir, type Backend } from "@talkide/service-kit/testing";
 import { startHub, type HubFixture } from "./hub-harness.ts";
 
 /**
@@ -76,25 +75,19 @@ export function defineRoutingSuite(backend: Backend): void {
       return { ...r.body.message, unreachableMentions: r.body.unreachableMentions };
     }
 
-    /** The deliveries each agent got for one message: agent id → reason. */
+    /** The deliveries each agent got for one message, from the daemon's API: agent id → reason. */
     async function routesOf(messageId: string): Promise<Record<string, string | null>> {
-      const rows = await hub.test.daemon.db
-        .selectFrom("deliveries")
-        .select(["agent_id", "reason"])
-        .where("message_id", "=", messageId)
-        .orderBy("agent_id")
-        .execute();
-      return Object.fromEntries(rows.map((r) => [r.agent_id, r.reason]));
+      const rows = (await hub.test.api.deliveries()).filter((d) => d.messageId === messageId);
+      rows.sort((a, b) => a.agentId.localeCompare(b.agentId));
+      return Object.fromEntries(rows.map((r) => [r.agentId, r.reason]));
     }
 
     async function payloadOf(agentId: string, messageId: string): Promise<Record<string, unknown>> {
-      const row = await hub.test.daemon.db
-        .selectFrom("deliveries")
-        .select("payload")
-        .where("agent_id", "=", agentId)
-        .where("message_id", "=", messageId)
-        .executeTakeFirstOrThrow();
-      return row.payload as Record<string, unknown>;
+      const delivery = (await hub.test.api.deliveries(agentId)).find(
+        (d) => d.messageId === messageId,
+      );
+      if (delivery === undefined) throw new Error(`no delivery of ${messageId} to ${agentId}`);
+      return (await hub.test.api.withPayload(delivery)).payload;
     }
 
     describe("routing reasons", () => {
@@ -273,27 +266,25 @@ export function defineRoutingSuite(backend: Backend): void {
     });
 
     describe("the outbox", () => {
-      it("hands over, on the next start, deliveries a stopped daemon stored but had not handed over", async () => {
+      it("hands over, on the next start, deliveries stored while the daemon was gone", async () => {
         const first = await start();
         const own = first.hub;
         const dataDir = own.dataDir;
         try {
           const token = await own.addHuman("ann");
           await own.addAgent("helper");
-          // A message committed with its outbox row, the daemon gone before the hand-over.
+          // The daemon gone: the message is committed with its outbox row, which waits.
+          await own.haltDaemon();
           const sent = await own.hub<{ message: { id: string } }>(token, "POST", "/messages", {
             target: "#general",
             body: "first",
           });
-          await own.db
-            .updateTable("hub_outbox")
-            .set({ state: "pending", processed_at: null })
+          const waiting = await own.db
+            .selectFrom("hub_outbox")
+            .select("state")
             .where("message_id", "=", sent.body.message.id)
             .execute();
-          await own.test.daemon.db
-            .deleteFrom("deliveries")
-            .where("message_id", "=", sent.body.message.id)
-            .execute();
+          expect(waiting.map((o) => o.state)).toEqual(["pending"]);
           await own.halt();
 
           const again = (await start(dataDir, first.url)).hub;

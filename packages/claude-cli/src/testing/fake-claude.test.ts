@@ -16,7 +16,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Spawns the fake directly (no runClaudeTurn), feeding `input` on stdin. */
+/** Spawns the fake directly (no WarmClaudeProcess), feeding `input` on stdin. */
 function spawnFake(args: string[], env: Record<string, string>, input = "hi") {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = execFile(FAKE_CLAUDE_PATH, args, { env, cwd: root }, (error, stdout, stderr) => {

@@ -47,3 +47,4 @@ export {
   type WireManifest,
 } from "./wire-manifest.ts";
 export { processesWithMarker, watchdogOf } from "./processes.ts";
+export { runOneTurn, type OneTurnOptions } from "./one-turn.ts";

@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runClaudeTurn } from "../run-claude-turn.ts";
+import { runOneTurn } from "./one-turn.ts";
 import type { ClaudeArgsOptions } from "../claude-args.ts";
 import { startFakeMessagesApi, type RecordedRequest } from "./fake-messages-api.ts";
 import { resolveRealClaudePath, realClaudeEnv } from "./real-claude.ts";
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     options: ClaudeArgsOptions,
   ): Promise<{ sessionId: string; request: RecordedRequest }> {
     const before = api.messageRequests().length;
-    const result = await runClaudeTurn({
+    const result = await runOneTurn({
       claudePath,
       cwd: project,
       prompt,

@@ -14,6 +14,17 @@ export interface MigrationFolder {
   readonly folder: URL;
 }
 
+/**
+ * Migrations a service lists in code, in order, under the names its database already records
+ * (the backend's `0001_initial`…): no namespace is added, so the rows of a database migrated
+ * by an earlier release match.
+ */
+export interface MigrationList {
+  readonly migrations: Readonly<Record<string, Migration>>;
+}
+
+export type MigrationSource = MigrationFolder | MigrationList;
+
 export class MigrationError extends Error {
   readonly code = "migration_failed";
   constructor(message: string, options?: ErrorOptions) {
@@ -25,15 +36,20 @@ export class MigrationError extends Error {
 /** Source (`.ts`) and build (`.js`) layouts both work; declarations and tests are skipped. */
 const MIGRATION_FILE = /^(?!.*\.(?:d|test)\.[cm]?[jt]s$).+\.(?:ts|js)$/;
 
-class FolderMigrationProvider implements MigrationProvider {
-  readonly #folders: readonly MigrationFolder[];
-  constructor(folders: readonly MigrationFolder[]) {
-    this.#folders = folders;
+class SourceMigrationProvider implements MigrationProvider {
+  readonly #sources: readonly MigrationSource[];
+  constructor(sources: readonly MigrationSource[]) {
+    this.#sources = sources;
   }
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
-    for (const { namespace, folder } of this.#folders) {
+    for (const source of this.#sources) {
+      if ("migrations" in source) {
+        Object.assign(migrations, source.migrations);
+        continue;
+      }
+      const { namespace, folder } = source;
       const dir = fileURLToPath(folder);
       const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
       for (const file of files) {
@@ -55,24 +71,28 @@ class FolderMigrationProvider implements MigrationProvider {
 }
 
 /**
- * Brings the schema up to date. Runs in one transaction per migration under Kysely's
- * migration lock, so two processes starting on one server database do not race. Namespaces
- * may gain migrations independently, so an older name appearing later is allowed.
+ * Brings the schema up to date; returns the names of the migrations that ran now. Runs in one
+ * transaction per migration under Kysely's migration lock (tables `kysely_migration` and
+ * `kysely_migration_lock`), so two processes starting on one server database do not race.
+ * Namespaced folders may gain migrations independently, so there an older name appearing
+ * later is allowed; a list alone must only grow at its end.
  */
 export async function migrateToLatest<DB>(
   db: Kysely<DB>,
-  folders: readonly MigrationFolder[],
+  sources: readonly MigrationSource[],
 ): Promise<readonly string[]> {
   const migrator = new Migrator({
     db,
-    provider: new FolderMigrationProvider(folders),
-    allowUnorderedMigrations: true,
+    provider: new SourceMigrationProvider(sources),
+    allowUnorderedMigrations: sources.some((source) => "folder" in source),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName;
     throw new MigrationError(
-      `database migration ${failed ?? ""} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      `Database migration ${failed ?? "(unknown)"} failed: ${
+        error instanceof Error ? error.message : JSON.stringify(error)
+      }. The database was left at the last migration that succeeded.`,
       { cause: error },
     );
   }

@@ -11,10 +11,7 @@ export function parseInput<S extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = issue?.path.map(String).join(".") ?? "";
-  throw new ApiError(
-    400,
-    code,
-    `${path === "" ? "input" : path}: ${issue?.message ?? "invalid"}`,
+  throw new ApiError(400, code, `${path === "" ? "input" : path}: ${issue?.message ?? "invalid"}`, {
     path,
-  );
+  });
 }

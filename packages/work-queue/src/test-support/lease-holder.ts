@@ -15,7 +15,7 @@ const queue = await WorkQueue.open<{ label: string }>({
   ...database,
   queue: queueName,
   leaseSeconds: Number(lease),
-  maxRunSeconds: 600,
+  jobTimeoutMs: 480_000,
   concurrency: 1,
   instanceName: "lease-holder",
 });

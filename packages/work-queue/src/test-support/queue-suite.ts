@@ -11,13 +11,13 @@ import {
   type SharedDatabase,
   releaseSharedResources,
 } from "./databases.ts";
-import { type AbandonedJob, MIN_LEASE_SECONDS, QueueFullError, WorkQueue } from "../work-queue.ts";
+import { type AbandonedJob, QUEUE_POLICY, QueueFullError, WorkQueue } from "../work-queue.ts";
 
 interface Payload {
   readonly label: string;
 }
 
-const LEASE = MIN_LEASE_SECONDS;
+const LEASE = QUEUE_POLICY.minLeaseSeconds;
 
 /** A promise with its resolver outside, to hold a handler until the test lets it go. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -57,7 +57,7 @@ async function openInstance(
     ...database,
     queue: queueName,
     leaseSeconds: LEASE,
-    maxRunSeconds: 600,
+    jobTimeoutMs: 480_000,
     ...(concurrency === undefined ? {} : { concurrency }),
   });
   return { queue, database };

@@ -139,12 +139,12 @@ describe("migration 0009: normalized text and a unique look per project", () => 
     for (const salutation of ["An\u200bna", "A\u0301da"]) {
       await expect(updateMember(db, owner, ids.cyril, { salutation })).rejects.toMatchObject({
         code: "salutation_taken",
-        status: 409,
+        httpStatus: 409,
       });
     }
     await expect(
       addMember(db, owner, { email: "bob@example.com", salutation: "Ann\u0430" }),
-    ).rejects.toMatchObject({ code: "salutation_taken", status: 409 });
+    ).rejects.toMatchObject({ code: "salutation_taken", httpStatus: 409 });
 
     const renamed = await updateMember(db, owner, ids.cyril, { salutation: "Cyril" });
     expect(renamed.salutation).toBe("Cyril");

@@ -71,7 +71,7 @@ export function registerAgentRoutes(
         400,
         "workspace_unusable",
         `The workspace directory cannot be created (${code}).`,
-        "workspaceDir",
+        { path: "workspaceDir" },
       );
     }
     // A workspace inside a tree with instruction files or another git work tree would give
@@ -82,7 +82,7 @@ export function registerAgentRoutes(
         400,
         "workspace_not_isolated",
         new WorkspaceIsolationError(breaches, `The workspace ${workspaceDir}`).message,
-        "workspaceDir",
+        { path: "workspaceDir" },
       );
     }
     const { outcome, agent } = await registerAgent(db, {

@@ -3,17 +3,20 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildClaudeArgs } from "./claude-args.ts";
 import { ClaudeCliError } from "./errors.ts";
 import { isUnknownSessionFailure } from "./unknown-session.ts";
 import { perTurnCostUsd } from "./cost.ts";
-import {
-  runClaudeTurn,
-  type ClaudeTurnResult,
-  type RunClaudeTurnOptions,
-} from "./run-claude-turn.ts";
 import type { ClaudeStreamEvent } from "./stream-json.ts";
 import { FAKE_CLAUDE_PATH } from "./testing/fake-claude-path.ts";
 import { readFakeClaudeRecords } from "./testing/fake-claude-records.ts";
+import { runOneTurn, type OneTurnOptions } from "./testing/one-turn.ts";
+import type { ClaudeTurnResult } from "./turn-result.ts";
+import { WarmClaudeProcess } from "./warm-process.ts";
+
+// The one way this package runs the CLI, one turn per process as the apps' cold turns run
+// (`runOneTurn`: start, one turn, end), against the fake `claude`. Several turns in one
+// process, and the pool, are in warm-pool.test.ts; the real CLI in *.wire.test.ts.
 
 let root: string;
 let caseCounter = 0;
@@ -42,8 +45,8 @@ function fakeEnv(extra: Record<string, string> = {}): {
   };
 }
 
-function turn(overrides: Partial<RunClaudeTurnOptions> = {}): Promise<ClaudeTurnResult> {
-  return runClaudeTurn({
+function turn(overrides: Partial<OneTurnOptions> = {}): Promise<ClaudeTurnResult> {
+  return runOneTurn({
     claudePath: FAKE_CLAUDE_PATH,
     cwd: root,
     prompt: "Hello agent",
@@ -82,8 +85,8 @@ async function waitUntil(condition: () => boolean, what: string): Promise<void> 
   throw new Error(`gave up waiting until ${what}`);
 }
 
-describe("runClaudeTurn: successful turns", () => {
-  it("writes the prompt to stdin, passes the exact argv and env, and reads session, text and cost", async () => {
+describe("a Claude Code process: successful turns", () => {
+  it("sends the prompt as a stream-json message, passes the exact argv and env, and reads session, text and cost", async () => {
     const { env, recordFile } = fakeEnv({
       FAKE_CLAUDE_RESULT: "All done ✓",
       TALKIDE_AGENT_ID: "a1",
@@ -110,6 +113,7 @@ describe("runClaudeTurn: successful turns", () => {
 
     const [record] = await readFakeClaudeRecords(recordFile);
     expect(record?.stdin).toBe("Wake up: message 42\nsecond line");
+    expect(record?.input).toBe("stream-json");
     expect(record?.cwd).toBe(root);
     expect(record?.argv).toEqual([
       "-p",
@@ -119,6 +123,8 @@ describe("runClaudeTurn: successful turns", () => {
       "--append-system-prompt",
       "You are reachable through the ticlawk CLI.",
       "--exclude-dynamic-system-prompt-sections",
+      "--input-format",
+      "stream-json",
     ]);
     // Nothing inherited from the test process, nothing added: exactly what was passed.
     expect(record?.env).toEqual(env);
@@ -137,7 +143,12 @@ describe("runClaudeTurn: successful turns", () => {
     expect(perTurnCostUsd(null, first.totalCostUsd)).toBe(0.02);
     expect(perTurnCostUsd(second.totalCostUsd, third.totalCostUsd)).toBe(0.02);
     const records = await readFakeClaudeRecords(recordFile);
-    expect(records[1]?.argv.slice(4)).toEqual(["--resume", first.sessionId]);
+    expect(records[1]?.argv.slice(4)).toEqual([
+      "--resume",
+      first.sessionId,
+      "--input-format",
+      "stream-json",
+    ]);
   });
 
   it("reassembles events whose bytes arrive in 3-byte pieces, splitting lines and UTF-8 characters", async () => {
@@ -151,6 +162,8 @@ describe("runClaudeTurn: successful turns", () => {
   });
 
   it("keeps a finished turn when the CLI lingers after its result, and ends the lingering process", async () => {
+    // The fake sleeps after its result instead of reading its input again: ending the process
+    // (input closed, then SIGTERM after the grace) is what stops it.
     const pidFile = join(root, "linger.pid");
     const { env } = fakeEnv({
       FAKE_CLAUDE_LINGER_MS: "60000",
@@ -162,19 +175,22 @@ describe("runClaudeTurn: successful turns", () => {
     await waitUntil(() => !isAlive(pid), "the lingering CLI is gone");
   });
 
-  it("reports the child's pid (its process-group id) through onSpawn", async () => {
+  it("names the child's pid (its process-group id) once it runs", async () => {
     const { env, recordFile } = fakeEnv();
-    let spawnedPid: number | null = null;
-    expectSuccess(
-      await turn({
-        env,
-        onSpawn: (pid) => {
-          spawnedPid = pid;
-        },
-      }),
-    );
+    const cli = await WarmClaudeProcess.start({
+      claudePath: FAKE_CLAUDE_PATH,
+      cwd: root,
+      args: buildClaudeArgs({}),
+      env,
+      killGraceMs: 300,
+    });
+    try {
+      expectSuccess(await cli.runTurn({ prompt: "Hello agent", timeoutMs: 15_000 }));
+    } finally {
+      await cli.end();
+    }
     const [record] = await readFakeClaudeRecords(recordFile);
-    expect(spawnedPid).toBe(record?.pid);
+    expect(cli.pid).toBe(record?.pid);
   });
 
   it("the slow scenario answers after its delay", async () => {
@@ -194,7 +210,7 @@ describe("runClaudeTurn: successful turns", () => {
   });
 });
 
-describe("runClaudeTurn: failures are results with a distinct reason", () => {
+describe("a Claude Code process: failures are results with a distinct reason", () => {
   it("is_error: true fails the turn although the subtype says success", async () => {
     const failed = expectFailure(
       await turn({ env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "is_error" }).env }),
@@ -204,7 +220,8 @@ describe("runClaudeTurn: failures are results with a distinct reason", () => {
       "Claude Code reported an error: API Error: 500 Internal server error (fake)",
     );
     expect(failed.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(failed.exitCode).toBe(1);
+    // Decided by the result event, while the process was still running.
+    expect(failed.exitCode).toBeNull();
   });
 
   it("unknown session on --resume: is_error with the CLI's own words, no session announced", async () => {
@@ -216,7 +233,6 @@ describe("runClaudeTurn: failures are results with a distinct reason", () => {
       "Claude Code reported an error (error_during_execution): No conversation found with session ID: 5b0e1f2a-0000-4000-8000-00000000dead",
     );
     expect(failed.sessionId).toBeNull();
-    expect(failed.stderrTail).toContain("No conversation found with session ID");
     expect(isUnknownSessionFailure(failed)).toBe(true);
   });
 
@@ -320,17 +336,19 @@ describe("runClaudeTurn: failures are results with a distinct reason", () => {
     expect(failed.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("aborted: an already aborted signal spawns nothing", async () => {
+  it("aborted: an already aborted signal sends nothing and ends the process", async () => {
     const { env, recordFile } = fakeEnv();
     const failed = expectFailure(await turn({ env, signal: AbortSignal.abort() }));
     expect(failed.reason).toBe("aborted");
     expect(await readFakeClaudeRecords(recordFile)).toEqual([]);
   });
 
-  it("binary_missing: no file at the path", async () => {
+  it("binary_missing: no file at the path (a relative one is the caller's, not the child's)", async () => {
     const failed = expectFailure(await turn({ claudePath: join(root, "no-such-claude") }));
     expect(failed.reason).toBe("binary_missing");
     expect(failed.message).toContain("was not found");
+    const relative = expectFailure(await turn({ claudePath: "./no-such-dir/claude" }));
+    expect(relative.message).toContain(join(process.cwd(), "no-such-dir", "claude"));
   });
 
   it("binary_missing: a file without the executable bit", async () => {
@@ -374,11 +392,12 @@ describe("runClaudeTurn: failures are results with a distinct reason", () => {
   });
 });
 
-describe("runClaudeTurn: caller mistakes throw before anything runs", () => {
+describe("a Claude Code process: caller mistakes throw before anything runs", () => {
   it.each([
     [{ prompt: "  \n" }, "prompt"],
     [{ timeoutMs: 0 }, "timeoutMs"],
     [{ timeoutMs: 1.5 }, "timeoutMs"],
+    [{ timeoutMs: 2 ** 31 }, "timeoutMs"],
     [{ killGraceMs: -1 }, "killGraceMs"],
     [{ claudePath: "" }, "claudePath"],
     [{ resumeSessionId: "--evil" }, "resumeSessionId"],
@@ -391,14 +410,34 @@ describe("runClaudeTurn: caller mistakes throw before anything runs", () => {
     expect(await readFakeClaudeRecords(recordFile)).toEqual([]);
   });
 
-  it("an onEvent callback that throws ends the turn and rejects with its error", async () => {
-    const boom = new Error("consumer failed");
-    const error = await turn({
-      env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang" }).env,
-      onEvent: () => {
-        throw boom;
-      },
-    }).catch((e: unknown) => e);
-    expect(error).toBe(boom);
+  it("a turn with invalid options sends nothing and leaves the process for the next turn", async () => {
+    const { env, recordFile } = fakeEnv();
+    const cli = await WarmClaudeProcess.start({
+      claudePath: FAKE_CLAUDE_PATH,
+      cwd: root,
+      args: buildClaudeArgs({}),
+      env,
+      killGraceMs: 300,
+    });
+    try {
+      const error = await cli.runTurn({ prompt: " ", timeoutMs: 15_000 }).catch((e: unknown) => e);
+      expect((error as ClaudeCliError).path).toBe("prompt");
+      expect(cli.idle).toBe(true);
+      expectSuccess(await cli.runTurn({ prompt: "Hello agent", timeoutMs: 15_000 }));
+    } finally {
+      await cli.end();
+    }
+    expect((await readFakeClaudeRecords(recordFile)).map((r) => r.stdin)).toEqual(["Hello agent"]);
+  });
+
+  it("an onEvent listener that throws changes nothing: the turn still reports its result", async () => {
+    const result = expectSuccess(
+      await turn({
+        onEvent: () => {
+          throw new Error("consumer failed");
+        },
+      }),
+    );
+    expect(result.resultText).toBe("Done.");
   });
 });

@@ -3,7 +3,7 @@ import { fc } from "@fast-check/vitest";
 import { CANARY, hostileBodies, sendHostile } from "@talkide/strict-json/testing";
 import { sql, type Kysely } from "kysely";
 import { expect } from "vitest";
-import { createLogger, type Logger } from "@talkide/service-kit";
+import { createLogger, type Logger } from "../logger.ts";
 
 /** One write route and a body it accepts, from which the hostile bodies are made. */
 export interface HostileRoute {
@@ -16,7 +16,10 @@ export interface HostileRoute {
 }
 
 /** A debug logger whose lines are kept, to prove no body text reaches the log. */
-export function capturingLogger(): { readonly logger: Logger; readonly logs: string[] } {
+export function capturingLogger(
+  /** The service's name on every line ("talkide-daemon", "talkide-hub"). */
+  name: string,
+): { readonly logger: Logger; readonly logs: string[] } {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -24,7 +27,7 @@ export function capturingLogger(): { readonly logger: Logger; readonly logs: str
       callback();
     },
   });
-  return { logger: createLogger("talkide-daemon", "debug", sink), logs };
+  return { logger: createLogger(name, "debug", sink), logs };
 }
 
 /**
@@ -95,7 +98,7 @@ export async function expectHostileBodiesRefused(options: {
 }
 
 /**
- * Why an error response of the daemon or the hub breaks their documented shape — JSON with
+ * Why an error response of a service breaks the kit's error shape — JSON with
  * exactly `{ "error": { code, message, path? } }`, a snake_case code — or null when it keeps it.
  */
 export function errorShapeFault(response: {

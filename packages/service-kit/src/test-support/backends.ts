@@ -6,9 +6,9 @@ import {
 } from "@talkide/test-postgres";
 
 /**
- * Where a suite's daemons keep their data: embedded PGlite (the default) or a real
- * PostgreSQL server (`TALKIDE_TEST_PG_URL`, else a throwaway server from the machine's
- * binaries). Each daemon a test starts gets a fresh database.
+ * Where a suite's services (a daemon, a hub) keep their data: embedded PGlite (the default) or
+ * a real PostgreSQL server (`TALKIDE_TEST_PG_URL`, else a throwaway server from the machine's
+ * binaries). Each service a test starts gets a fresh database.
  */
 export interface Backend {
   readonly name: "pglite" | "postgres";
@@ -30,9 +30,12 @@ export function pgliteBackend(): Backend {
   };
 }
 
-export function postgresBackend(): Backend {
+export function postgresBackend(
+  /** Who needs the server, for the message when it is missing ("The hub's … suites"). */
+  suites = "These PostgreSQL server suites",
+): Backend {
   const configured = process.env["TALKIDE_TEST_PG_URL"];
-  const available = postgresSuiteCanRun("The daemon's PostgreSQL server suites");
+  const available = postgresSuiteCanRun(suites);
   let server: PostgresServer | null = null;
   let adminUrl: string | null = null;
   const drops: (() => Promise<void>)[] = [];

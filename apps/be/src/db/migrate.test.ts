@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql, type Kysely } from "kysely";
+import { Migrator } from "kysely/migration";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase } from "./connect.ts";
+import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "./migrate.ts";
+import type { DatabaseSchema } from "./schema.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Exactly how releases before the move to service-kit migrated: Kysely's own defaults. (The
+ * migration tests 0009 and 0010 cover a database stopped at an older migration.)
+ */
+async function migrateAsBefore(db: Kysely<DatabaseSchema>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: {
+      getMigrations: () => Promise.resolve({ ...MIGRATIONS_FOR_TESTS }),
+    },
+  });
+  expect((await migrator.migrateToLatest()).error).toBeUndefined();
+}
+
+async function recorded(
+  db: Kysely<DatabaseSchema>,
+): Promise<{ name: string; timestamp: string }[]> {
+  const { rows } = await sql<{ name: string; timestamp: string }>`
+    SELECT name, timestamp::text FROM kysely_migration ORDER BY name`.execute(db);
+  return rows;
+}
+
+describe("a database written by an earlier release", () => {
+  it("opens, finds nothing to do, and keeps its migration rows as they were", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-migrated-"));
+    dirs.push(dataDir);
+    const old = await openDatabase({ databaseUrl: null, dataDir });
+    await migrateAsBefore(old.db);
+    const before = await recorded(old.db);
+    await old.close();
+
+    const reopened = await openDatabase({ databaseUrl: null, dataDir });
+    try {
+      expect(await migrateToLatest(reopened.db)).toEqual([]);
+      expect(await recorded(reopened.db)).toEqual(before);
+      expect(before.map((row) => row.name)).toEqual(Object.keys(MIGRATIONS_FOR_TESTS));
+    } finally {
+      await reopened.close();
+    }
+  });
+});

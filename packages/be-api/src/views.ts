@@ -1,0 +1,132 @@
+import { z } from "zod";
+
+/**
+ * What the backend's JSON responses hold (see apps/be/API.md): the backend builds them to
+ * these types and the console reads them as these types, so neither keeps a copy. Strict:
+ * the backend's contract test parses its real answers with them, so a field added to an
+ * answer but not here fails it.
+ */
+
+/** `GET /v1/me`: the caller's own profile, the only response that carries personal data. */
+export const meSchema = z.strictObject({
+  id: z.string(),
+  email: z.string(),
+  displayName: z.string(),
+  phone: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const projectSchema = z.strictObject({
+  id: z.int(),
+  name: z.string(),
+  url: z.string().nullable(),
+  description: z.string().nullable(),
+  backendLanguage: z.string(),
+  backendFramework: z.string(),
+  frontendLanguage: z.string(),
+  frontendFramework: z.string(),
+  workspaceDir: z.string(),
+  ports: z.strictObject({ be: z.int(), fe: z.int() }),
+  createdAt: z.string(),
+});
+
+/** A roster entry: never the member's email, name or phone. */
+export const memberSchema = z.strictObject({
+  id: z.string(),
+  salutation: z.string(),
+  teamBriefing: z.string().nullable(),
+  role: z.enum(["owner", "member"]),
+  createdAt: z.string(),
+  /** True for the caller's own membership. */
+  you: z.boolean(),
+});
+
+/** A one-time sign-in link: `code` (`tksi_…`, shown once) and the console path that redeems it. */
+export const signInCodeSchema = z.strictObject({
+  code: z.string(),
+  path: z.string(),
+  expiresAt: z.string(),
+});
+
+/** `POST /v1/projects/:id/invites`; `signIn` is null when the person already had an account. */
+export const inviteSchema = z.strictObject({
+  member: memberSchema,
+  signIn: signInCodeSchema.nullable(),
+});
+
+/** A turn's record, as `POST …/messages` answers it. */
+export const turnRecordSchema = z.strictObject({
+  id: z.string(),
+  projectId: z.int(),
+  number: z.int(),
+  /** The member who sent the message: the active writer of this turn. */
+  memberId: z.string(),
+  status: z.enum(["queued", "running", "succeeded", "failed"]),
+  resumed: z.boolean(),
+  /** The Claude Code session the turn ran in, as the CLI reported it (also when it failed). */
+  sessionId: z.string().nullable(),
+  /** Why the turn did not continue the project's session (`agent_changed`, `unknown_session`). */
+  sessionReset: z.string().nullable(),
+  message: z.string(),
+  resultText: z.string().nullable(),
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  costUsd: z.number().nullable(),
+  cumulativeCostUsd: z.number().nullable(),
+  /** Answered by the local demo model (no ANTHROPIC_API_KEY): the costs are not real money. */
+  demoModel: z.boolean(),
+  /** Instruction files in the workspace the backend did not write, found before the spawn. */
+  workspaceInstructionFiles: z.array(z.string()).readonly(),
+  /** `warm` (the kept process), `cold` (a new one); null when none was started. */
+  process: z.enum(["warm", "cold"]).nullable(),
+  /** Why a cold turn could not run warm (`context_changed`, `idle_timeout`, …). */
+  coldReason: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+
+/** What prepare-spawn recorded for a turn (its `context.written` event, older ones included). */
+export const turnContextSchema = z.strictObject({
+  layout: z.string(),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string(),
+        changed: z.boolean(),
+        bytes: z.int().nullable(),
+        instruction: z.boolean().nullable(),
+      }),
+    )
+    .readonly(),
+  /** Bytes the changed instruction files add to a resumed turn's request. */
+  resumeReminderBytes: z.int().nullable(),
+});
+
+/** A turn as `GET …/turns` and `GET …/turns/:turnId` answer it. */
+export const turnSchema = turnRecordSchema.extend({
+  /** `null` while queued, or when the turn failed before its context was written. */
+  context: turnContextSchema.nullable(),
+});
+
+/** `GET /v1/projects/:id/context`: every file the next spawn would get. */
+export const contextFileSchema = z.strictObject({ path: z.string(), content: z.string() });
+
+/** `GET /v1/projects/:id/ports`: a derived port and whether it is in use now. */
+export const portStateSchema = z.strictObject({
+  service: z.enum(["be", "fe"]),
+  port: z.int(),
+  state: z.enum(["free", "busy"]),
+  /** The listening process (pid and executable name only), when the OS shows it. */
+  holder: z.strictObject({ pid: z.int(), command: z.string() }).nullable(),
+});
+
+export type Me = z.infer<typeof meSchema>;
+export type Project = z.infer<typeof projectSchema>;
+export type Member = z.infer<typeof memberSchema>;
+export type SignInCode = z.infer<typeof signInCodeSchema>;
+export type Invite = z.infer<typeof inviteSchema>;
+export type TurnRecord = z.infer<typeof turnRecordSchema>;
+export type TurnContext = z.infer<typeof turnContextSchema>;
+export type Turn = z.infer<typeof turnSchema>;
+export type ContextFile = z.infer<typeof contextFileSchema>;
+export type PortState = z.infer<typeof portStateSchema>;

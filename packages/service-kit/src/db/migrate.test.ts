@@ -1,0 +1,68 @@
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, sql } from "kysely";
+import type { Migration } from "kysely/migration";
+import { afterEach, describe, expect, it } from "vitest";
+import { migrateToLatest } from "./migrate.ts";
+import { PGliteDialect } from "./pglite-dialect.ts";
+
+const databases: Kysely<unknown>[] = [];
+function freshDatabase(): Kysely<unknown> {
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(new PGlite()) });
+  databases.push(db);
+  return db;
+}
+afterEach(async () => {
+  for (const db of databases.splice(0)) await db.destroy();
+});
+
+const createTable = (name: string): Migration => ({
+  up: async (db) => {
+    await db.schema.createTable(name).addColumn("id", "integer").execute();
+  },
+});
+
+async function recorded(db: Kysely<unknown>): Promise<string[]> {
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from kysely_migration order by name`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+describe("migrateToLatest from a list", () => {
+  it("records the names as listed, without a namespace, and runs each once", async () => {
+    const db = freshDatabase();
+    const migrations = { "0001_first": createTable("a"), "0002_second": createTable("b") };
+    expect(await migrateToLatest(db, [{ migrations }])).toEqual(["0001_first", "0002_second"]);
+    expect(await migrateToLatest(db, [{ migrations }])).toEqual([]);
+    expect(await recorded(db)).toEqual(["0001_first", "0002_second"]);
+  });
+
+  it("names the failed migration and leaves the database as it was", async () => {
+    const db = freshDatabase();
+    const failing: Migration = {
+      up: async (trx) => {
+        await sql`select * from no_such_table`.execute(trx);
+      },
+    };
+    const run = migrateToLatest(db, [
+      { migrations: { "0001_ok": createTable("a"), "0002_bad": failing } },
+    ]);
+    await expect(run).rejects.toMatchObject({
+      code: "migration_failed",
+      message: expect.stringMatching(
+        /^Database migration 0002_bad failed: .*no_such_table.*\. The database was left at the last migration that succeeded\.$/,
+      ) as unknown,
+    });
+    // One run is one transaction on PostgreSQL: the migration before it is undone as well.
+    expect(await recorded(db)).toEqual([]);
+  });
+
+  it("refuses a list whose new entry sorts before one already run", async () => {
+    const db = freshDatabase();
+    await migrateToLatest(db, [{ migrations: { "0002_b": createTable("b") } }]);
+    const run = migrateToLatest(db, [
+      { migrations: { "0001_a": createTable("a"), "0002_b": createTable("b") } },
+    ]);
+    await expect(run).rejects.toMatchObject({ code: "migration_failed" });
+  });
+});

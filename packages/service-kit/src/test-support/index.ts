@@ -1,0 +1,18 @@
+/**
+ * What the tests of a service built on the kit use (source only, never built): temporary data
+ * directories, a ready embedded database cluster, the PGlite and PostgreSQL backends a suite
+ * runs on, polling, an HTTP client, and the checks every service's routes must pass (hostile
+ * bodies refused without a trace, the error shape).
+ */
+export { makeTempDir, removeDir } from "./temp-dir.ts";
+export { seedPgliteDataDir } from "./pglite-seed.ts";
+export { waitFor } from "./wait-for.ts";
+export { ApiClient, type ApiResponse } from "./api-client.ts";
+export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";
+export {
+  capturingLogger,
+  errorShapeFault,
+  expectHostileBodiesRefused,
+  snapshotDatabase,
+  type HostileRoute,
+} from "./hostile-routes.ts";

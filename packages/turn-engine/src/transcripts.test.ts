@@ -1,0 +1,48 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RuntimeTranscript } from "@talkide/claude-cli";
+import { afterEach, describe, expect, it } from "vitest";
+import { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+async function configDir(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "turn-engine-transcripts-"));
+  roots.push(root);
+  return root;
+}
+
+const SESSION = "6f1d2c3b-0000-4000-8000-000000000001";
+const stored: RuntimeTranscript = {
+  sessionId: SESSION,
+  projectDir: "-srv-workspaces-one",
+  content: '{"type":"user","uuid":"a"}\n{"type":"assistant","uuid":"b"}\n',
+};
+
+/** A host whose database holds one stored transcript, for the session key "s1". */
+const host = {
+  loadTranscript: (key: string) => Promise.resolve(key === "s1" ? stored : null),
+};
+
+describe("the transcript around a cold resume", () => {
+  it("writes the stored transcript where the CLI reads it, and reads it back after the turn", async () => {
+    const dir = await configDir();
+    expect(await materialiseTranscript(host, dir, "s1")).toBe(true);
+    expect(
+      await readFile(join(dir, "projects", stored.projectDir, `${SESSION}.jsonl`), "utf8"),
+    ).toBe(stored.content);
+    const ledgerOwner = {};
+    expect(await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION)).toEqual(stored);
+    expect(await transcriptAfterTurn(ledgerOwner, dir, null, SESSION)).toEqual(stored);
+  });
+
+  it("writes nothing for a session with no stored transcript", async () => {
+    const dir = await configDir();
+    expect(await materialiseTranscript(host, dir, "s2")).toBe(false);
+    expect(await transcriptAfterTurn({}, dir, "s2", SESSION)).toBeNull();
+  });
+});

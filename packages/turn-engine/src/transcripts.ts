@@ -1,0 +1,51 @@
+import {
+  readRuntimeTranscript,
+  TranscriptLedger,
+  writeRuntimeTranscript,
+  type RuntimeTranscript,
+} from "@talkide/claude-cli";
+import type { TurnHost } from "./host.ts";
+
+/**
+ * The host's database owns a session, not the machine that ran its last turn: after a
+ * successful turn the CLI's transcript is read to be stored with the outcome, and before a
+ * process is started to resume the session it is written back where the CLI reads it, over
+ * whatever this machine holds (an older copy, or a failed turn's branch). A kept (warm)
+ * process has it already; neither stage runs for it.
+ */
+
+/**
+ * Before a cold resume: the stored transcript written where the CLI looks. False when nothing
+ * is stored (a session from before stored transcripts: the machine's own copy, if any, is
+ * resumed; without one the CLI reports an unknown session and the turn starts a new one) or
+ * its names are not safe to write.
+ */
+export async function materialiseTranscript(
+  host: Pick<TurnHost, "loadTranscript">,
+  claudeConfigDir: string,
+  sessionKey: string,
+): Promise<boolean> {
+  const stored = await host.loadTranscript(sessionKey);
+  if (stored === null) return false;
+  return writeRuntimeTranscript(claudeConfigDir, stored);
+}
+
+/**
+ * After a successful turn: the session's transcript as the CLI left it, to be stored with the
+ * outcome (null when the CLI left none: then no other machine can resume the session).
+ * `ledgerOwner` is the host's database object, whose transcript ledger remembers the folder
+ * the session's transcript was found in last (looked in first).
+ */
+export function transcriptAfterTurn(
+  ledgerOwner: object,
+  claudeConfigDir: string,
+  /** The host's session the turn continued; null for a session the turn started. */
+  sessionKey: string | null,
+  runtimeSessionId: string,
+): Promise<RuntimeTranscript | null> {
+  return readRuntimeTranscript(
+    claudeConfigDir,
+    runtimeSessionId,
+    sessionKey === null ? null : TranscriptLedger.of(ledgerOwner).projectDirOf(sessionKey),
+  );
+}

@@ -1,0 +1,3 @@
+export interface Customer {
+  readonly name: string;
+}

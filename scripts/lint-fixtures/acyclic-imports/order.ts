@@ -1,0 +1,5 @@
+import type { Customer } from "./customer.ts";
+
+export interface Order {
+  readonly customer: Customer;
+}
