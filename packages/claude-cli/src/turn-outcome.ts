@@ -9,8 +9,8 @@ import type { ClaudeTurnFailure, ClaudeTurnResult } from "./turn-result.ts";
 
 // The outcome of a turn, decided from what was observed once the child is gone.
 
-/** Why the supervisor ended the process group, if it did. */
-export type TerminationCause = "timeout" | "aborted" | "after_result" | "callback_error";
+/** Why the process group was ended during a turn, if it was. */
+export type TerminationCause = "timeout" | "aborted";
 
 export interface TurnObservation {
   readonly timeoutMs: number;

@@ -57,6 +57,17 @@ function turn(overrides: Partial<OneTurnOptions> = {}): Promise<ClaudeTurnResult
   });
 }
 
+/** A kept process of the fake CLI in the test's workspace, for tests that run several turns. */
+function startFake(env: Record<string, string>): Promise<WarmClaudeProcess> {
+  return WarmClaudeProcess.start({
+    claudePath: FAKE_CLAUDE_PATH,
+    cwd: root,
+    args: buildClaudeArgs({}),
+    env,
+    killGraceMs: 300,
+  });
+}
+
 function expectFailure(result: ClaudeTurnResult) {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
   return result;
@@ -177,13 +188,7 @@ describe("a Claude Code process: successful turns", () => {
 
   it("names the child's pid (its process-group id) once it runs", async () => {
     const { env, recordFile } = fakeEnv();
-    const cli = await WarmClaudeProcess.start({
-      claudePath: FAKE_CLAUDE_PATH,
-      cwd: root,
-      args: buildClaudeArgs({}),
-      env,
-      killGraceMs: 300,
-    });
+    const cli = await startFake(env);
     try {
       expectSuccess(await cli.runTurn({ prompt: "Hello agent", timeoutMs: 15_000 }));
     } finally {
@@ -412,13 +417,7 @@ describe("a Claude Code process: caller mistakes throw before anything runs", ()
 
   it("a turn with invalid options sends nothing and leaves the process for the next turn", async () => {
     const { env, recordFile } = fakeEnv();
-    const cli = await WarmClaudeProcess.start({
-      claudePath: FAKE_CLAUDE_PATH,
-      cwd: root,
-      args: buildClaudeArgs({}),
-      env,
-      killGraceMs: 300,
-    });
+    const cli = await startFake(env);
     try {
       const error = await cli.runTurn({ prompt: " ", timeoutMs: 15_000 }).catch((e: unknown) => e);
       expect((error as ClaudeCliError).path).toBe("prompt");
