@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 /**
  * `pnpm run conformance:jvm` as part of the test run: the Java renderer through the
- * conformance runner and through the JUnit 5 cases. Without a JDK the test is skipped on a
+ * conformance runner (in both modes of the runner protocol) and through the JUnit 5 cases. Without a JDK the test is skipped on a
  * developer's machine and fails under CI=true (scripts/debian-packages.sh installs it).
  */
 
@@ -17,11 +17,11 @@ function hasJdk(): boolean {
   return spawnSync("javac", ["-version"], { stdio: "ignore" }).status === 0;
 }
 
-function caseCount(): number {
+function caseCount(suite: string): number {
   const index = JSON.parse(
     readFileSync(new URL("../../packages/context-spec/test-cases.json", import.meta.url), "utf8"),
   ) as { cases: { suite: string }[] };
-  return index.cases.filter((specCase) => SUITES.includes(specCase.suite)).length;
+  return index.cases.filter((specCase) => specCase.suite === suite).length;
 }
 
 const jdk = hasJdk();
@@ -41,10 +41,13 @@ describe.runIf(jdk || required)("the Java renderer (pnpm run conformance:jvm)", 
     });
     const output = `${run.stdout}\n${run.stderr}`;
     expect(run.status, output.slice(-4000)).toBe(0);
-    const cases = caseCount();
+    const counts = SUITES.map(caseCount);
+    const cases = counts.reduce((sum, count) => sum + count, 0);
     expect(cases).toBeGreaterThan(100);
-    // The runner's summary, then the JUnit console launcher's.
-    expect(output).toContain(`${String(cases)} cases, ${String(cases)} passed, 0 failed`);
+    // The runner's summary per suite (claude-md in a session, claude-md-split per case), then
+    // the JUnit console launcher's.
+    for (const count of counts)
+      expect(output).toContain(`${String(count)} cases, ${String(count)} passed, 0 failed`);
     expect(output).toMatch(new RegExp(`\\[\\s+${String(cases + 2)} tests successful\\s+\\]`, "u"));
     expect(output).toMatch(/\[\s+0 tests failed\s+\]/u);
   });

@@ -40,6 +40,11 @@ const IMPLEMENTATIONS: Readonly<Record<string, readonly string[]>> = {
   "wake-prompt": ["talkide-prompts", "wake"],
   "agent-file": ["talkide-prompts", "agent-file"],
 };
+/**
+ * The runner offers every bin a session (runner protocol, session mode); these suites run per
+ * case instead (`--per-case`), so the per-case protocol stays proved with installed bins too.
+ */
+const PER_CASE_SUITES: ReadonlySet<string> = new Set(["agent-file"]);
 
 interface IndexedCase {
   readonly suite: string;
@@ -255,6 +260,7 @@ describe.each(NODES)("installed with npm on Node %s", (nodeVersion) => {
           "--suite",
           suite,
           "--json",
+          ...(PER_CASE_SUITES.has(suite) ? ["--per-case"] : []),
           "--",
           ...implementation,
         ]);
@@ -280,11 +286,13 @@ describe.each(NODES)("installed with npm on Node %s", (nodeVersion) => {
     "talkide-spec-render (the reference interpreter) passes claude-md cases",
     async () => {
       // A few cases suffice: the interpreter's conformance is proved in the workspace's tests.
+      // Per case, as a foreign runtime that speaks only the per-case protocol is driven.
       const run = await setup().consumer.run("talkide-conformance", [
         "--suite",
         "claude-md",
         "--include",
         "[a-c]*",
+        "--per-case",
         "--",
         "talkide-spec-render",
         "--suite",

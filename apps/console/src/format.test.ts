@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Turn } from "./api.ts";
-import { DEMO_COST_NOTE, formatTurnCost } from "./format.ts";
+import { DEMO_COST_NOTE, formatTurnCost, formatTurnTokens } from "./format.ts";
 
 // A turn record as GET /v1/projects/:id/turns returns it, stubbed: only the cost fields matter.
 const turn = (fields: Partial<Turn>): Turn => ({
@@ -25,6 +25,8 @@ const turn = (fields: Partial<Turn>): Turn => ({
   process: "cold",
   coldReason: "new_session",
   demoModel: false,
+  usage: null,
+  sessionCacheReuse: null,
   ...fields,
 });
 
@@ -42,5 +44,27 @@ describe("formatTurnCost", () => {
 
   it("says 'unknown' for a cost the CLI did not report, and leaves out a missing total", () => {
     expect(formatTurnCost(turn({ costUsd: null, cumulativeCostUsd: null }))).toBe("cost unknown");
+  });
+});
+
+describe("formatTurnTokens", () => {
+  const usage = {
+    inputTokens: 1234,
+    cacheCreationInputTokens: 3456,
+    cacheReadInputTokens: 12345,
+    outputTokens: 89,
+  };
+
+  it("splits the turn's input by the prompt cache, with the session's reuse", () => {
+    expect(formatTurnTokens(turn({ usage, sessionCacheReuse: 0.7834 }))).toBe(
+      "in 1,234 · cache write 3,456 · cache read 12,345 · reuse 78%",
+    );
+  });
+
+  it("leaves out an unknown reuse, and says nothing for a turn without tokens", () => {
+    expect(formatTurnTokens(turn({ usage }))).toBe(
+      "in 1,234 · cache write 3,456 · cache read 12,345",
+    );
+    expect(formatTurnTokens(turn({}))).toBeNull();
   });
 });

@@ -27,3 +27,24 @@ export function formatTurnCost(turn: {
 export function formatBytes(bytes: number): string {
   return `${bytes.toLocaleString("en-US")} B`;
 }
+
+/**
+ * A turn's input tokens as the CLI reported them, split by the prompt cache, and the session's
+ * cache reuse so far: `in 1,234 · cache write 3,456 · cache read 12,345 · reuse 78%`; null
+ * when the turn reported none (queued, running, or recorded before tokens were).
+ */
+export function formatTurnTokens(turn: {
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly cacheCreationInputTokens: number;
+    readonly cacheReadInputTokens: number;
+  } | null;
+  readonly sessionCacheReuse: number | null;
+}): string | null {
+  const { usage } = turn;
+  if (usage === null) return null;
+  const count = (tokens: number): string => tokens.toLocaleString("en-US");
+  const reuse =
+    turn.sessionCacheReuse === null ? "" : ` · reuse ${Math.round(turn.sessionCacheReuse * 100)}%`;
+  return `in ${count(usage.inputTokens)} · cache write ${count(usage.cacheCreationInputTokens)} · cache read ${count(usage.cacheReadInputTokens)}${reuse}`;
+}

@@ -69,6 +69,32 @@ describe("recognizeStoredEvent", () => {
     expect(isTerminalEvent(event)).toBe(true);
   });
 
+  test("recognizes a terminal event with the turn's tokens, and one stored before they existed", () => {
+    const usage = {
+      inputTokens: 6,
+      cacheCreationInputTokens: 412,
+      cacheReadInputTokens: 14873,
+      outputTokens: 233,
+    };
+    const withTokens = { ...SAMPLES["turn.succeeded"], usage, sessionCacheReuse: 0.8932 };
+    expect(
+      "unrecognized" in recognizeStoredEvent({ seq: 6, type: "turn.succeeded", data: withTokens }),
+    ).toBe(false);
+    expect(
+      "unrecognized" in
+        recognizeStoredEvent({ seq: 6, type: "turn.succeeded", data: SAMPLES["turn.succeeded"] }),
+    ).toBe(false);
+    // Counts are whole and not negative; a reuse is a share.
+    for (const data of [
+      { ...withTokens, usage: { ...usage, inputTokens: -1 } },
+      { ...withTokens, sessionCacheReuse: 1.5 },
+    ]) {
+      expect("unrecognized" in recognizeStoredEvent({ seq: 6, type: "turn.succeeded", data })).toBe(
+        true,
+      );
+    }
+  });
+
   test("keeps an event under a name this release does not know", () => {
     const event = recognizeStoredEvent({ seq: 3, type: "agent.thinking", data: { text: "…" } });
     expect(event).toEqual({

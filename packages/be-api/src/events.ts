@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cacheReuseSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * The events of a turn, as clients see them (stored in turn_events, streamed over SSE), one
@@ -85,8 +86,12 @@ export const TURN_EVENTS = {
       costUsd: z.number().nullable(),
       cumulativeCostUsd: z.number().nullable(),
       demoModel: z.boolean(),
+      usage: tokenUsageSchema.nullable().optional(),
+      sessionCacheReuse: cacheReuseSchema.optional(),
     })
-    .describe("terminal; `demoModel` as in Turn above: the costs are not real money"),
+    .describe(
+      "terminal; `demoModel` as in Turn above: the costs are not real money; `usage` and `sessionCacheReuse` as in Turn above (absent in events stored before they existed)",
+    ),
   "turn.failed": z
     .object({
       turnId: z.string(),
@@ -95,9 +100,10 @@ export const TURN_EVENTS = {
       sessionId: z.string().nullable(),
       costUsd: z.number().nullable(),
       demoModel: z.boolean(),
+      usage: tokenUsageSchema.nullable().optional(),
     })
     .describe(
-      "terminal; `sessionId` as the CLI reported it, or null; `demoModel` as in Turn above",
+      "terminal; `sessionId` as the CLI reported it, or null; `demoModel` and `usage` as in Turn above (`usage` absent in events stored before it existed)",
     ),
 } as const;
 

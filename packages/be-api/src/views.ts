@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cacheReuseSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * What the backend's JSON responses hold (see apps/be/API.md): the backend builds them to
@@ -74,6 +75,10 @@ export const turnRecordSchema = z.strictObject({
   cumulativeCostUsd: z.number().nullable(),
   /** Answered by the local demo model (no ANTHROPIC_API_KEY): the costs are not real money. */
   demoModel: z.boolean(),
+  /** The turn's tokens as the CLI reported them; null while it runs, or when it reported none. */
+  usage: tokenUsageSchema.nullable(),
+  /** The session's cache reuse so far, this turn included (cache read / all input tokens). */
+  sessionCacheReuse: cacheReuseSchema,
   /** Instruction files in the workspace the backend did not write, found before the spawn. */
   workspaceInstructionFiles: z.array(z.string()).readonly(),
   /** `warm` (the kept process), `cold` (a new one); null when none was started. */

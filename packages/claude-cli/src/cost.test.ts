@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { perTurnCostUsd, roundUsd } from "./cost.ts";
+import { allInputTokens, cacheReuse, perTurnCostUsd, roundUsd } from "./cost.ts";
 import { totalCostOf } from "./stream-json.ts";
 
 describe("perTurnCostUsd", () => {
@@ -59,6 +59,48 @@ describe("roundUsd", () => {
       const text = String(roundUsd(floatSum));
       expect(text).toBe(String(exact / 1e6));
       expect(text).not.toMatch(/\d{11,}/);
+    },
+  );
+});
+
+describe("cacheReuse", () => {
+  it("is the cache read share of all input, to four decimals", () => {
+    const usage = {
+      inputTokens: 1234,
+      cacheCreationInputTokens: 3456,
+      cacheReadInputTokens: 12345,
+    };
+    expect(allInputTokens(usage)).toBe(17035);
+    expect(cacheReuse(12345, allInputTokens(usage))).toBe(0.7247);
+  });
+
+  it("is null when there was no input, or the counts cannot be a span's", () => {
+    expect(cacheReuse(0, 0)).toBeNull();
+    expect(cacheReuse(5, 4)).toBeNull();
+    expect(cacheReuse(-1, 4)).toBeNull();
+    expect(cacheReuse(Number.NaN, 4)).toBeNull();
+  });
+
+  const count = fc.nat({ max: 2_000_000 });
+  const usage = fc.record({
+    inputTokens: count,
+    cacheCreationInputTokens: count,
+    cacheReadInputTokens: count,
+  });
+
+  test.prop({ turns: fc.array(usage, { maxLength: 50 }) }, { numRuns: 500 })(
+    "a session's reuse so far is within 0..1, and null exactly when it had no input",
+    ({ turns }) => {
+      const read = turns.reduce((sum, turn) => sum + turn.cacheReadInputTokens, 0);
+      const all = turns.reduce((sum, turn) => sum + allInputTokens(turn), 0);
+      const reuse = cacheReuse(read, all);
+      if (all === 0) {
+        expect(reuse).toBeNull();
+      } else {
+        expect(reuse).not.toBeNull();
+        expect(reuse).toBeGreaterThanOrEqual(0);
+        expect(reuse).toBeLessThanOrEqual(1);
+      }
     },
   );
 });

@@ -33,3 +33,31 @@ export function roundUsd(amount: number): number {
 function isUsableAmount(value: number): boolean {
   return Number.isFinite(value) && value >= 0;
 }
+
+/** Every input token of a turn: read uncached, written to the prompt cache, or read from it. */
+export function allInputTokens(usage: {
+  readonly inputTokens: number;
+  readonly cacheCreationInputTokens: number;
+  readonly cacheReadInputTokens: number;
+}): number {
+  return usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
+
+/**
+ * The share of input tokens read from the prompt cache (`cacheRead / allInput`, 0..1, to four
+ * decimals), over whatever span the two counts cover (a session so far); null when there was
+ * no input to share, or the counts cannot be a span's (negative, not finite, more read than
+ * input).
+ */
+export function cacheReuse(cacheReadTokens: number, allInput: number): number | null {
+  if (
+    !Number.isFinite(cacheReadTokens) ||
+    !Number.isFinite(allInput) ||
+    allInput <= 0 ||
+    cacheReadTokens < 0 ||
+    cacheReadTokens > allInput
+  ) {
+    return null;
+  }
+  return Math.round((cacheReadTokens / allInput) * 1e4) / 1e4;
+}

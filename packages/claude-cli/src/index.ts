@@ -1,7 +1,7 @@
 export { findBundledClaudePath } from "./bundled-claude.ts";
 export { buildClaudeArgs, MAX_ARGUMENT_BYTES, type ClaudeArgsOptions } from "./claude-args.ts";
 export { definedEntries } from "./child-env.ts";
-export { perTurnCostUsd } from "./cost.ts";
+export { allInputTokens, cacheReuse, perTurnCostUsd } from "./cost.ts";
 export { ClaudeCliError, type ClaudeCliErrorCode } from "./errors.ts";
 export type {
   ClaudeTurnFailure,
@@ -39,10 +39,16 @@ export {
   type TranscriptMark,
 } from "./runtime-transcript.ts";
 export { TranscriptLedger, type TranscriptPlan } from "./transcript-ledger.ts";
+export {
+  planTurnTranscriptWrite,
+  readTurnTranscript,
+  wholeTurnTranscript,
+  type TurnTranscript,
+} from "./turn-transcript.ts";
 export { hasNoInputForClaude } from "./prompt-input.ts";
 export { isUnknownSessionFailure } from "./unknown-session.ts";
 export { isSyntheticAssistantEvent, turnErrorFor, type TurnError } from "./turn-error.ts";
-export { apiRetryOf, type ApiRetry } from "./stream-json.ts";
+export { apiRetryOf, type ApiRetry, type TokenUsage } from "./stream-json.ts";
 export type { ClaudeResultEvent, ClaudeStreamEvent } from "./stream-json.ts";
 export {
   detectClaudeVersion,

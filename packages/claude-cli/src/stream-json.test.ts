@@ -1,6 +1,12 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { apiRetryOf, LineSplitter, parseStreamLine } from "./stream-json.ts";
+import {
+  apiRetryOf,
+  LineSplitter,
+  parseStreamLine,
+  tokenUsageOf,
+  type ClaudeResultEvent,
+} from "./stream-json.ts";
 
 /** Cuts `text` at the given (sorted, deduplicated) offsets. */
 function cut(text: string, offsets: number[]): string[] {
@@ -100,5 +106,43 @@ describe("apiRetryOf", () => {
     ).toEqual({ attempt: 2, maxRetries: null, delayMs: null, status: null, error: null });
     expect(apiRetryOf({ type: "system", subtype: "api_retry", attempt: "1" })).toBeNull();
     expect(apiRetryOf({ type: "system", subtype: "init" })).toBeNull();
+  });
+});
+
+describe("tokenUsageOf", () => {
+  const result = (usage: unknown): ClaudeResultEvent => ({ type: "result", usage });
+
+  it("reads the four counts of the result event's usage", () => {
+    expect(
+      tokenUsageOf(
+        result({
+          input_tokens: 12,
+          cache_creation_input_tokens: 3456,
+          cache_read_input_tokens: 12345,
+          output_tokens: 89,
+          service_tier: "standard",
+        }),
+      ),
+    ).toEqual({
+      inputTokens: 12,
+      cacheCreationInputTokens: 3456,
+      cacheReadInputTokens: 12345,
+      outputTokens: 89,
+    });
+  });
+
+  it("counts absent cache fields as 0, and is null for anything that is not counts", () => {
+    expect(tokenUsageOf(result({ input_tokens: 1, output_tokens: 2 }))).toEqual({
+      inputTokens: 1,
+      cacheCreationInputTokens: 0,
+      cacheReadInputTokens: 0,
+      outputTokens: 2,
+    });
+    expect(tokenUsageOf(result(undefined))).toBeNull();
+    expect(tokenUsageOf(result({ output_tokens: 2 }))).toBeNull();
+    expect(tokenUsageOf(result({ input_tokens: -1, output_tokens: 2 }))).toBeNull();
+    expect(
+      tokenUsageOf(result({ input_tokens: 1, output_tokens: 2, cache_read_input_tokens: "9" })),
+    ).toBeNull();
   });
 });

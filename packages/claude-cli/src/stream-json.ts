@@ -18,6 +18,7 @@ export interface ClaudeResultEvent extends ClaudeStreamEvent {
   readonly is_error?: boolean;
   readonly result?: string;
   readonly total_cost_usd?: number;
+  readonly usage?: unknown;
   readonly errors?: readonly string[];
 }
 
@@ -90,6 +91,43 @@ export function sessionIdOf(event: ClaudeStreamEvent): string | null {
 export function totalCostOf(event: ClaudeResultEvent): number | null {
   const cost: unknown = event.total_cost_usd;
   return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? roundUsd(cost) : null;
+}
+
+/**
+ * The tokens of one turn's input and output as the CLI reports them in its result event's
+ * `usage` (summed over the turn's requests to the model API): `inputTokens` were read
+ * uncached, `cacheCreationInputTokens` written to the prompt cache, `cacheReadInputTokens`
+ * read from it. The CLI prices the turn (`total_cost_usd`) from these.
+ */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly cacheCreationInputTokens: number;
+  readonly cacheReadInputTokens: number;
+  readonly outputTokens: number;
+}
+
+/**
+ * The result event's token usage, or null when it reported none or one that is not four
+ * counts (a missing cache field counts as 0: the API leaves them out when caching is off).
+ */
+export function tokenUsageOf(event: ClaudeResultEvent): TokenUsage | null {
+  const usage = event.usage;
+  if (typeof usage !== "object" || usage === null) return null;
+  const field = (name: string, absent: number | null): number | null =>
+    name in usage ? count((usage as Record<string, unknown>)[name]) : absent;
+  const inputTokens = field("input_tokens", null);
+  const outputTokens = field("output_tokens", null);
+  const cacheCreationInputTokens = field("cache_creation_input_tokens", 0);
+  const cacheReadInputTokens = field("cache_read_input_tokens", 0);
+  if (
+    inputTokens === null ||
+    outputTokens === null ||
+    cacheCreationInputTokens === null ||
+    cacheReadInputTokens === null
+  ) {
+    return null;
+  }
+  return { inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens };
 }
 
 /**

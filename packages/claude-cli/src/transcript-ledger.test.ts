@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MAX_TRANSCRIPT_PARTS } from "./runtime-transcript.ts";
 import { TranscriptLedger } from "./transcript-ledger.ts";
+import { wholeTurnTranscript } from "./turn-transcript.ts";
 
 const SESSION = "5c7d3a1e-0000-4000-8000-000000000001";
-const transcript = (content: string, sessionId = "rt-1", projectDir = "-ws") => ({
-  sessionId,
-  projectDir,
-  content,
-});
+const transcript = (content: string, sessionId = "rt-1", projectDir = "-ws") =>
+  wholeTurnTranscript({ sessionId, projectDir, content });
 
 describe("TranscriptLedger", () => {
   it("plans a whole write for a session it stored nothing of", () => {

@@ -97,6 +97,7 @@ function failureOf(result: Partial<ClaudeResultEvent>): ClaudeTurnFailure {
     message: `Claude Code reported an error: ${event.result ?? ""}`,
     sessionId: "0f9c7a52-3b8e-4c61-9d2a-5e7f1b2c3d4e",
     totalCostUsd: 0,
+    usage: null,
     exitCode: 1,
     stderrTail: "",
     runtimeError: runtimeErrorOf(event),

@@ -1,6 +1,7 @@
 import { isSyntheticAssistantEvent, runtimeErrorOf } from "./turn-error.ts";
 import {
   sessionIdOf,
+  tokenUsageOf,
   totalCostOf,
   type ClaudeResultEvent,
   type ClaudeStreamEvent,
@@ -31,6 +32,7 @@ export function classify(observed: TurnObservation): ClaudeTurnResult {
   const base = {
     sessionId: observed.initSessionId,
     totalCostUsd: observed.resultEvent === null ? null : totalCostOf(observed.resultEvent),
+    usage: observed.resultEvent === null ? null : tokenUsageOf(observed.resultEvent),
     exitCode,
     stderrTail: observed.stderrTail,
     runtimeError: null,
@@ -113,6 +115,7 @@ export function classify(observed: TurnObservation): ClaudeTurnResult {
     sessionId,
     resultText: typeof result.result === "string" ? result.result : "",
     totalCostUsd: base.totalCostUsd,
+    usage: base.usage,
     events: observed.events,
     lastMessageId: lastAgentMessageId(observed.events),
   };

@@ -1,4 +1,4 @@
-import type { ClaudeStreamEvent } from "./stream-json.ts";
+import type { ClaudeStreamEvent, TokenUsage } from "./stream-json.ts";
 
 // What a turn of the Claude Code CLI ends with: a success or a failure with its reason.
 
@@ -25,6 +25,8 @@ export interface ClaudeTurnSuccess {
   readonly resultText: string;
   /** The session's cumulative cost after this turn, as the CLI reported it. */
   readonly totalCostUsd: number | null;
+  /** The turn's own tokens (uncached, cache write, cache read, output), as the CLI reported them. */
+  readonly usage: TokenUsage | null;
   readonly events: readonly ClaudeStreamEvent[];
   /**
    * The uuid of the turn's last message from the agent (the last main-thread `assistant`
@@ -42,6 +44,8 @@ export interface ClaudeTurnFailure {
   /** The session the CLI announced in its init event (null when it announced none). */
   readonly sessionId: string | null;
   readonly totalCostUsd: number | null;
+  /** The tokens the turn used before it failed, when the CLI reported a result with them. */
+  readonly usage: TokenUsage | null;
   readonly exitCode: number | null;
   /** The last 8 KiB of the child's standard error. */
   readonly stderrTail: string;
@@ -59,6 +63,7 @@ export function failure(reason: ClaudeTurnFailureReason, message: string): Claud
     message,
     sessionId: null,
     totalCostUsd: null,
+    usage: null,
     exitCode: null,
     stderrTail: "",
     runtimeError: null,

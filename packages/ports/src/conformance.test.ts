@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 
 // Drives this package's bin through the conformance runner of @talkide/context-spec, exactly
 // as another runtime (the Kotlin backend, say) would be driven, over both project.yml suites.
+// (The per-case path of the protocol keeps real runs in context-spec and scripts/release.)
 
 const BIN = fileURLToPath(new URL("./bin/ports.ts", import.meta.url));
 
@@ -16,8 +17,8 @@ describe("conformance runner over the project.yml suites", () => {
     expect(run.cases.length).toBeGreaterThanOrEqual(atLeast);
     expect(failedCases(run)).toEqual([]);
     expect(run.exitCode).toBe(0);
-    // One child process per case on a 2-core machine. The project's bound (300 s) is the
-    // budget, not a timing assertion: test files run two at a time, and a busy machine took
-    // over a minute for the 44 cases.
+    // The runner offers the bin a session (runner protocol, session mode): a few processes
+    // per suite instead of one per case. The project's bound (300 s) is the budget, not a
+    // timing assertion.
   });
 });

@@ -3,18 +3,27 @@ import { caseIds, failures, RENDER_BIN, runConformance } from "./test-support/co
 
 /**
  * The renderer's unit tests are the spec's cases: the bin, run from source, goes through the
- * context-spec conformance runner over every case of both CLAUDE.md suites. The single-file
- * suite is split in two halves by case id (here a–p, the rest in conformance-rest.test.ts) so
- * that each test file stays short on a two-core machine; each half checks that it ran exactly
- * its share of the case folders, so together they cover every case.
+ * context-spec conformance runner over every case of both CLAUDE.md suites. The runner offers
+ * the bin a session (runner protocol, session mode), so each suite costs a few processes, not
+ * one per case; each test checks that it ran exactly the suite's case folders.
  */
 describe("talkide-render through the conformance runner", () => {
-  it("passes the claude-md cases a–p", () => {
-    const run = runConformance("claude-md", RENDER_BIN, [], ["--include", "[a-p]*"]);
+  it("passes every case of the claude-md suite", () => {
+    const run = runConformance("claude-md", RENDER_BIN, []);
     expect(failures(run), run.stderr).toEqual([]);
-    expect(run.cases.map((c) => c.id).sort()).toEqual(
-      caseIds("claude-md").filter((id) => /^[a-p]/u.test(id)),
-    );
+    expect(run.cases.map((c) => c.id).sort()).toEqual(caseIds("claude-md"));
+    expect(run.exitCode, run.stderr).toBe(0);
+  });
+
+  it("passes every case of the claude-md-split suite", () => {
+    const run = runConformance("claude-md-split", RENDER_BIN, [
+      "--layout",
+      "split",
+      "--file",
+      "{output}",
+    ]);
+    expect(failures(run), run.stderr).toEqual([]);
+    expect(run.cases.map((c) => c.id).sort()).toEqual(caseIds("claude-md-split"));
     expect(run.exitCode, run.stderr).toBe(0);
   });
 });

@@ -1,21 +1,26 @@
-export type { EngineLog, TurnHost } from "./host.ts";
+export {
+  runTurnPipeline,
+  type SessionEndReason,
+  type TurnAttempt,
+  type TurnContext,
+  type TurnPipelineHost,
+  type TurnProgress,
+} from "./pipeline.ts";
+export type { HeldEvents, TurnEvents } from "./beside.ts";
+export { TurnFailure } from "./turn-failure.ts";
 export {
   assertDirectoriesIsolated,
-  guardWorkspace,
   inspectWorkspace,
   type GuardedWorkspace,
-  type IsolatedDirectory,
-  type WorkspaceGuardOptions,
 } from "./workspace-guard.ts";
 export { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
-export { pruneMovedWarmProcesses, WARM_PRUNE_EVERY_MS } from "./warm-prune.ts";
-export { classifyTurnOutcome, type OutcomeContext, type TurnOutcome } from "./turn-outcome.ts";
+export { pruneMovedWarmProcesses } from "./warm-prune.ts";
+export type { TurnOutcome } from "./turn-outcome.ts";
+export type { ColdStart, TakenProcess } from "./process.ts";
 export {
-  keepOrRetire,
-  startColdProcess,
-  takeProcess,
-  type ColdStart,
-  type ProcessRequest,
-  type TakenProcess,
-  type TurnEnd,
-} from "./process.ts";
+  sessionCacheReuseOf,
+  usageColumns,
+  usageFromColumns,
+  type SessionUsageColumns,
+  type UsageColumns,
+} from "./usage-columns.ts";

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RuntimeTranscript } from "@talkide/claude-cli";
+import { TranscriptLedger, type RuntimeTranscript } from "@talkide/claude-cli";
 import { afterEach, describe, expect, it } from "vitest";
 import { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
 
@@ -36,8 +36,26 @@ describe("the transcript around a cold resume", () => {
       await readFile(join(dir, "projects", stored.projectDir, `${SESSION}.jsonl`), "utf8"),
     ).toBe(stored.content);
     const ledgerOwner = {};
-    expect(await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION)).toEqual(stored);
-    expect(await transcriptAfterTurn(ledgerOwner, dir, null, SESSION)).toEqual(stored);
+    expect((await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION))?.whole()).toEqual(stored);
+    expect((await transcriptAfterTurn(ledgerOwner, dir, null, SESSION))?.whole()).toEqual(stored);
+  });
+
+  it("reads only the lines a turn appended once the ledger stored the transcript", async () => {
+    const dir = await configDir();
+    expect(await materialiseTranscript(host, dir, "s1")).toBe(true);
+    const ledgerOwner = {};
+    const ledger = TranscriptLedger.of(ledgerOwner);
+    const first = await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION);
+    if (first === null) throw new Error("no transcript");
+    ledger.stored("s1", "turn-1", ledger.plan("s1", first), false);
+    const added = '{"type":"user","uuid":"c"}\n';
+    await appendFile(join(dir, "projects", stored.projectDir, `${SESSION}.jsonl`), added);
+    const second = await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION);
+    expect(second?.appended?.delta).toBe(added);
+    expect(ledger.plan("s1", second ?? first).append).toEqual({
+      afterTurnId: "turn-1",
+      delta: added,
+    });
   });
 
   it("writes nothing for a session with no stored transcript", async () => {

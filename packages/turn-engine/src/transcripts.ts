@@ -1,8 +1,8 @@
 import {
-  readRuntimeTranscript,
+  readTurnTranscript,
   TranscriptLedger,
   writeRuntimeTranscript,
-  type RuntimeTranscript,
+  type TurnTranscript,
 } from "@talkide/claude-cli";
 import type { TurnHost } from "./host.ts";
 
@@ -33,8 +33,10 @@ export async function materialiseTranscript(
 /**
  * After a successful turn: the session's transcript as the CLI left it, to be stored with the
  * outcome (null when the CLI left none: then no other machine can resume the session).
- * `ledgerOwner` is the host's database object, whose transcript ledger remembers the folder
- * the session's transcript was found in last (looked in first).
+ * `ledgerOwner` is the host's database object, whose transcript ledger remembers where this
+ * instance last read the session's file: then only the lines the turn appended are read (and
+ * the file is checked to have only grown), so the cost does not grow with the conversation;
+ * otherwise the whole file, looked for in the folder it was found in last first.
  */
 export function transcriptAfterTurn(
   ledgerOwner: object,
@@ -42,10 +44,12 @@ export function transcriptAfterTurn(
   /** The host's session the turn continued; null for a session the turn started. */
   sessionKey: string | null,
   runtimeSessionId: string,
-): Promise<RuntimeTranscript | null> {
-  return readRuntimeTranscript(
+): Promise<TurnTranscript | null> {
+  const ledger = TranscriptLedger.of(ledgerOwner);
+  return readTurnTranscript(
     claudeConfigDir,
     runtimeSessionId,
-    sessionKey === null ? null : TranscriptLedger.of(ledgerOwner).projectDirOf(sessionKey),
+    sessionKey === null ? null : ledger.cursorOf(sessionKey),
+    sessionKey === null ? null : ledger.projectDirOf(sessionKey),
   );
 }

@@ -17,6 +17,7 @@ function failure(
     message: "The CLI's own words.",
     sessionId: null,
     totalCostUsd: 0.3,
+    usage: null,
     exitCode: 1,
     stderrTail: "",
     runtimeError,
@@ -32,6 +33,7 @@ describe("the outcome of a turn", () => {
       sessionId: "s",
       resultText: "Hotovo.",
       totalCostUsd: 0.150872,
+      usage: null,
       events: [],
       lastMessageId: "m",
     };

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc } from "@fast-check/vitest";
-import { MAX_TRANSCRIPT_PARTS } from "@talkide/claude-cli";
+import { MAX_TRANSCRIPT_PARTS, wholeTurnTranscript } from "@talkide/claude-cli";
 import { materialiseTranscript } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
@@ -12,6 +12,7 @@ import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.t
 import { migrateToLatest } from "../db/migrate.ts";
 import { loadSessionTranscript, storeSessionTranscript } from "./session-transcripts.ts";
 import type { SessionRow } from "./session-pinning.ts";
+import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 
 const TURN_A = "00000000-0000-4000-8000-00000000000a";
 const TURN_B = "00000000-0000-4000-8000-00000000000b";
@@ -66,12 +67,31 @@ const transcript = (content: string, sessionId = "c1a0de01-0000", projectDir = "
   content,
 });
 
+/** The same, as a turn's transcript read whole (what transcriptAfterTurn returns then). */
+const turnTranscript = (...args: Parameters<typeof transcript>) =>
+  wholeTurnTranscript(transcript(...args));
+
 describe("a session's transcript is stored in parts", () => {
   test("each turn appends what the CLI added; the parts together are the file", async () => {
     const session = await newSession();
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_B, transcript(lines(5)));
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_C, transcript(lines(5)));
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_A,
+      turnTranscript(lines(3)),
+    );
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_B,
+      turnTranscript(lines(5)),
+    );
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_C,
+      turnTranscript(lines(5)),
+    );
     expect(await parts(session.id)).toEqual([
       { seq: 1, content: lines(3) },
       { seq: 2, content: line(3) + line(4) },
@@ -89,10 +109,25 @@ describe("a session's transcript is stored in parts", () => {
 
   test("a file that no longer begins with the stored copy is stored whole again, as the only part", async () => {
     const session = await newSession();
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_B, transcript(lines(4)));
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_A,
+      turnTranscript(lines(3)),
+    );
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_B,
+      turnTranscript(lines(4)),
+    );
     const rewritten = lines(4).replace('"n":1,', '"n":1,"edited":true,');
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_C, transcript(rewritten));
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_C,
+      turnTranscript(rewritten),
+    );
     expect(await parts(session.id)).toEqual([{ seq: 1, content: rewritten }]);
     expect((await loadSessionTranscript(embedded.database.db, session.id))?.content).toBe(
       rewritten,
@@ -101,12 +136,17 @@ describe("a session's transcript is stored in parts", () => {
 
   test("another session id or folder, or a shorter file, replaces the stored copy", async () => {
     const session = await newSession();
-    await storeSessionTranscript(embedded.database.db, session.id, TURN_A, transcript(lines(3)));
+    await storeSessionTranscript(
+      embedded.database.db,
+      session.id,
+      TURN_A,
+      turnTranscript(lines(3)),
+    );
     await storeSessionTranscript(
       embedded.database.db,
       session.id,
       TURN_B,
-      transcript(lines(4), "c2a0de02-0000"),
+      turnTranscript(lines(4), "c2a0de02-0000"),
     );
     expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
       transcript(lines(4), "c2a0de02-0000"),
@@ -116,14 +156,14 @@ describe("a session's transcript is stored in parts", () => {
       embedded.database.db,
       session.id,
       TURN_C,
-      transcript(lines(4), "c2a0de02-0000", "-other"),
+      turnTranscript(lines(4), "c2a0de02-0000", "-other"),
     );
     expect(await parts(session.id)).toHaveLength(1);
     await storeSessionTranscript(
       embedded.database.db,
       session.id,
       TURN_A,
-      transcript(lines(2), "c2a0de02-0000", "-other"),
+      turnTranscript(lines(2), "c2a0de02-0000", "-other"),
     );
     expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
       transcript(lines(2), "c2a0de02-0000", "-other"),
@@ -137,7 +177,7 @@ describe("a session's transcript is stored in parts", () => {
         embedded.database.db,
         session.id,
         TURN_A,
-        transcript(lines(count)),
+        turnTranscript(lines(count)),
       );
     }
     expect(await parts(session.id)).toEqual([{ seq: 1, content: lines(MAX_TRANSCRIPT_PARTS + 1) }]);
@@ -145,7 +185,7 @@ describe("a session's transcript is stored in parts", () => {
       embedded.database.db,
       session.id,
       TURN_B,
-      transcript(lines(MAX_TRANSCRIPT_PARTS + 2)),
+      turnTranscript(lines(MAX_TRANSCRIPT_PARTS + 2)),
     );
     expect(await parts(session.id)).toHaveLength(2);
   });
@@ -177,7 +217,7 @@ describe("a session's transcript is stored in parts", () => {
             embedded.database.db,
             session.id,
             TURN_A,
-            transcript(content),
+            turnTranscript(content),
           );
           expect((await loadSessionTranscript(embedded.database.db, session.id))?.content).toBe(
             content,
@@ -192,6 +232,7 @@ describe("a session's transcript is stored in parts", () => {
 describe("migration 0007: a transcript stored whole becomes the first part", () => {
   test("content moves into part 1 with an unknown digest; the next store replaces it", async () => {
     const oldDir = mkdtempSync(join(tmpdir(), "talkide-transcripts-0006-"));
+    await seedPgliteDataDir(oldDir);
     const old = await openDatabase({ databaseUrl: null, dataDir: oldDir });
     try {
       const { MIGRATIONS_FOR_TESTS } = await import("../db/migrate.ts");
@@ -227,7 +268,7 @@ describe("migration 0007: a transcript stored whole becomes the first part", () 
         .executeTakeFirstOrThrow();
       expect(header).toMatchObject({ content_length: null, content_sha256: null });
 
-      await storeSessionTranscript(old.db, session.id, TURN_B, transcript(lines(3)));
+      await storeSessionTranscript(old.db, session.id, TURN_B, turnTranscript(lines(3)));
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(3)));
     } finally {
       await old.close();

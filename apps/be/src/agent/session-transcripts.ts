@@ -6,14 +6,17 @@
  *
  * Stored in parts: Claude Code only appends to a session's transcript, so a turn stores what
  * was added since the stored copy, once it has checked that the file still begins with that
- * copy (length and sha256). Anything else (another session id or folder, a rewritten line, a
- * copy of unknown digest) stores the whole file again as the only part.
+ * copy (length and sha256): a transcript read as the lines appended after exactly the stored
+ * copy is appended as read, anything else is compared whole. Anything else (another session
+ * id or folder, a rewritten line, a copy of unknown digest) stores the whole file again as the
+ * only part.
  */
 import {
   MAX_TRANSCRIPT_PARTS,
-  planTranscriptWrite,
+  planTurnTranscriptWrite,
   type RuntimeTranscript,
   type TranscriptMark,
+  type TurnTranscript,
 } from "@talkide/claude-cli";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
@@ -33,7 +36,7 @@ export async function storeSessionTranscript(
   db: Kysely<DatabaseSchema>,
   agentSessionId: string,
   turnId: string,
-  transcript: RuntimeTranscript,
+  transcript: TurnTranscript,
 ): Promise<StoredTranscriptMark> {
   const stored = await db
     .selectFrom("agent_session_transcripts as t")
@@ -62,7 +65,7 @@ export async function storeSessionTranscript(
           length: stored.content_length,
           sha256: stored.content_sha256,
         };
-  const plan = planTranscriptWrite(mark, transcript);
+  const plan = planTurnTranscriptWrite(mark, transcript);
   const header = {
     claude_session_id: plan.mark.sessionId,
     project_dir: plan.mark.projectDir,
@@ -109,7 +112,7 @@ export async function storeSessionTranscript(
     .values({
       agent_session_id: agentSessionId,
       seq: 1,
-      content: transcript.content,
+      content: transcript.whole().content,
       turn_id: turnId,
     })
     .execute();

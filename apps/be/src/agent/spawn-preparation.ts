@@ -1,16 +1,14 @@
 /**
- * Everything a turn does before Claude Code is spawned: render and write the context and check
- * the workspace's isolation (a failure here means nothing was spawned); and the probe of the
- * project's ports with its report, which the turn runs while the CLI works.
+ * The backend's own stages of a turn: render and write the context before Claude Code is
+ * spawned, and the probe of the project's ports with its report, which runs while the CLI works.
  */
 import { derivePorts, type PortProbe, probePorts } from "@talkide/ports";
 import { ApiError } from "@talkide/service-kit";
-import { guardWorkspace } from "@talkide/turn-engine";
-import { ACTIVE_WRITER_PATH, prepareSpawnContext } from "../context/prepare.ts";
+import { TurnFailure } from "@talkide/turn-engine";
+import { prepareSpawnContext } from "../context/prepare.ts";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
-import { HeldEvents, type TurnEmitter } from "./turn-events.ts";
-import { TurnFailure } from "./turn-failure.ts";
+import type { TurnEmitter } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 /** What a prepared spawn starts from: where Claude Code runs and what it reads at start. */
@@ -29,45 +27,10 @@ export type ProbedPorts = ReadonlyArray<{
 }>;
 
 /**
- * Prepares the turn's spawn: context written and workspace checked. The project's ports are
- * probed separately (`probeProjectPorts`): nothing the agent reads depends on them.
+ * The backend's context stage: render and write the context (a failure here means nothing was
+ * spawned); `onWorkspace` hears the workspace as soon as the project's row names it.
  */
-export async function prepareSpawn(
-  services: TurnServices,
-  turn: TurnRow,
-  live: TurnEmitter,
-  /** The project's row, when the turn's message brought it (see StartedHere). */
-  project?: ProjectRow,
-): Promise<PreparedSpawn> {
-  // The workspace check only reads the workspace and what lies above it, and none of the
-  // files it looks for is one the context write touches: it runs side by side with the render
-  // and the write, from the moment the project's row names the workspace. What it reports
-  // still follows `context.written`.
-  const check: { running: Promise<readonly string[]> | null } = { running: null };
-  const checkEvents = new HeldEvents();
-  const startCheck = (workspaceDir: string): Promise<readonly string[]> => {
-    const running = guard(services, turn, workspaceDir, checkEvents);
-    check.running = running;
-    // Awaited below once the context is written; a failed write leaves it unawaited.
-    running.catch(() => undefined);
-    return running;
-  };
-  const { workspaceDir, rendered } = await writeContext(
-    services,
-    turn,
-    live,
-    (dir) => {
-      void startCheck(dir);
-    },
-    project,
-  );
-  const instructionFiles = await (check.running ?? startCheck(workspaceDir));
-  checkEvents.releaseTo(live);
-  return { workspaceDir, rendered, instructionFiles };
-}
-
-/** Render and write the context; a failure here means nothing was spawned. */
-async function writeContext(
+export async function writeContext(
   services: TurnServices,
   turn: TurnRow,
   live: TurnEmitter,
@@ -103,38 +66,6 @@ async function writeContext(
       `The context files could not be written${code === undefined ? "" : ` (${code})`}; nothing was spawned. Check that the workspace directory is writable.`,
     );
   }
-}
-
-/**
- * Isolation before the spawn (`guardWorkspace` of @talkide/turn-engine): a breach fails the
- * turn without spawning; instruction files the agent wrote inside the workspace go into an
- * event (and into the turn record with its process, see turn-lifecycle.ts).
- */
-async function guard(
-  services: TurnServices,
-  turn: TurnRow,
-  workspaceDir: string,
-  live: TurnEmitter,
-): Promise<readonly string[]> {
-  const guarded = await guardWorkspace({
-    workspaceDir,
-    claudeConfigDir: services.claude.claudeConfigDir,
-    // The files the backend writes itself are not reported as the agent's.
-    ours: ["CLAUDE.md", ACTIVE_WRITER_PATH],
-  });
-  if (!guarded.ok) {
-    if (guarded.code === "workspace_check_failed")
-      services.logger.error({ err: guarded.error, turnId: turn.id }, "workspace check failed");
-    throw new TurnFailure(guarded.code, guarded.message);
-  }
-  if (guarded.instructionFiles.length > 0) {
-    live.emit("workspace.instructions", {
-      files: guarded.instructionFiles,
-      message:
-        "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
-    });
-  }
-  return guarded.instructionFiles;
 }
 
 /**

@@ -1,22 +1,26 @@
 /**
- * One queued turn from start to end: claims it as running, chooses the session it resumes,
- * prepares and spawns Claude Code (once more, fresh, when the session is gone) and records the
- * outcome. Once the turn is claimed, any failure of a step is recorded as the turn's failure.
+ * The backend as a host of the turn pipeline (`runTurnPipeline` of @talkide/turn-engine): one
+ * queued turn from its claim to its stored outcome. The backend's parts: the project's session
+ * (resumed only when pinned to the current release of Mara's agent), the CLAUDE.md files it
+ * renders, the turn record, and the turn's event stream, whose first event says how the
+ * process started. Once the turn is claimed, any failure of a stage is the turn's failure.
  */
-import type { ClaudeTurnResult } from "@talkide/claude-cli";
 import { importSafe } from "@talkide/prompts";
-import { classifyTurnOutcome } from "@talkide/turn-engine";
+import {
+  inspectWorkspace,
+  runTurnPipeline,
+  TurnFailure,
+  type TurnAttempt,
+  type TurnContext,
+  type TakenProcess,
+  type TurnPipelineHost,
+} from "@talkide/turn-engine";
 import { sql } from "kysely";
+import { ACTIVE_WRITER_PATH } from "../context/prepare.ts";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
-import {
-  afterTurn,
-  startCold,
-  startupDigest,
-  takeProcess,
-  type TurnProcess,
-} from "./claude-spawn.ts";
+import { coldStart, startupDigest, warmKey } from "./claude-spawn.ts";
 import {
   isPinnedToCurrentRelease,
   openSession,
@@ -25,14 +29,14 @@ import {
 } from "./session-pinning.ts";
 import {
   type PreparedSpawn,
-  prepareSpawn,
   probeProjectPorts,
   reportBusyPorts,
+  writeContext,
 } from "./spawn-preparation.ts";
 import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
-import { TurnFailure } from "./turn-failure.ts";
 import { failTurn, recordOutcome } from "./turn-outcome.ts";
 import type { TurnServices } from "./turn-services.ts";
+import { loadSessionTranscript } from "./session-transcripts.ts";
 
 /**
  * A turn its own message started on this instance: its enqueue took the job, so nothing can
@@ -52,125 +56,172 @@ export async function runTurn(
   signal: AbortSignal,
   startedHere?: StartedHere,
 ): Promise<void> {
-  const { db, logger, claude } = services;
   const turn = startedHere?.turn ?? (await claim(services, turnId));
   if (turn === undefined) {
     // Already settled elsewhere (failed as abandoned, say): nothing of it may run now.
     services.hub.close(turnId);
     return;
   }
-  // The session is read while the context is prepared: neither depends on the other.
-  const sessionRead = openSession(db, turn.project_id);
-  // Awaited in the try below; a failed read must not count as unhandled before that.
-  sessionRead.catch(() => undefined);
-  let session: SessionRow | undefined;
-  // The steps before the spawn speak first into a holder: `turn.started` says how the
-  // process starts, which needs the rendered context, and it must come first.
-  const held = new HeldEvents();
-  const progress = { started: false };
-  const announce = (taken: TurnProcess | null): void => {
-    progress.started = true;
-    live.emit("turn.started", {
-      turnId,
-      resume: session !== undefined,
-      // A turn that fails before any process is started reports "cold", as it always did.
-      process: taken?.kind ?? "cold",
-      ...(taken?.coldReason == null ? {} : { coldReason: taken.coldReason }),
-    });
-    held.releaseTo(live);
-  };
-  let taken: TurnProcess | null = null;
-  let prepared: PreparedSpawn | null = null;
-  try {
-    // What the preparation reports follows a session reset, as when they ran one after the other.
-    const preparationEvents = new HeldEvents();
-    const preparing = prepareSpawn(services, turn, preparationEvents, startedHere?.project);
-    preparing.catch(() => undefined);
-    session = await sessionRead;
+  await runTurnPipeline(backendHost(services, turn, live, startedHere?.project), signal);
+}
+
+/** What the backend's context stage prepared: the rendered files, the workspace inspected. */
+interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {}
+
+/** An attempt of a backend turn: in the project's session, or (null) in a new one. */
+interface BackendAttempt extends TurnAttempt {
+  readonly session: SessionRow | null;
+  /** What the workspace guard found: stored with the process record. */
+  readonly instructionFiles: readonly string[];
+}
+
+/** The files the backend writes into the workspace itself: not reported as the agent's. */
+const OURS = ["CLAUDE.md", ACTIVE_WRITER_PATH];
+
+function backendHost(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+  project: ProjectRow | undefined,
+): TurnPipelineHost<TurnEmitter, SessionRow, BackendContext, BackendAttempt> {
+  const { db, logger, claude } = services;
+  // What a process reads at start is the same for the unknown-session restart: read once.
+  const startup: { digest: Promise<string> | null } = { digest: null };
+  return {
+    pool: services.warm,
+    claudeConfigDir: claude.claudeConfigDir,
+    ledgerOwner: db,
+    events: { live, hold: () => new HeldEvents() },
+    loadTranscript: (sessionId) => loadSessionTranscript(db, sessionId),
+
+    openSession: async () => (await openSession(db, turn.project_id)) ?? null,
+    prepareContext: async (to) => {
+      // The workspace check only reads the workspace and what lies above it, and none of the
+      // files it looks for is one the context write touches: it starts as soon as the
+      // project's row names the workspace, beside the render and the write.
+      const inspection: { started: Promise<readonly string[]> | null } = { started: null };
+      const inspect = (workspaceDir: string): Promise<readonly string[]> => {
+        const started = inspectWorkspace(workspaceDir, claude.claudeConfigDir, OURS);
+        // Awaited by the pipeline's guard; a failed render leaves it unawaited.
+        started.catch(() => undefined);
+        inspection.started = started;
+        return started;
+      };
+      const written = await writeContext(services, turn, to, (dir) => void inspect(dir), project);
+      return {
+        ...written,
+        ours: OURS,
+        inspected: inspection.started ?? inspect(written.workspaceDir),
+      };
+    },
+    workspaceGuarded: (guarded, to) => {
+      if (!guarded.ok) {
+        if (guarded.code === "workspace_check_failed")
+          logger.error({ err: guarded.error, turnId: turn.id }, "workspace check failed");
+        return;
+      }
+      if (guarded.instructionFiles.length === 0) return;
+      to.emit("workspace.instructions", {
+        files: guarded.instructionFiles,
+        message:
+          "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
+      });
+    },
     // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
     // for good: a session started with other bytes cannot carry the current release.
-    if (session !== undefined && !isPinnedToCurrentRelease(session, claude)) {
-      const staleSession = session;
-      session = undefined;
-      await resetSession(services, turn, held, staleSession, "agent_changed");
-    }
-    prepared = await preparing;
-    preparationEvents.releaseTo(held);
-    const digest = await startupDigest(claude, prepared);
-    taken = await takeProcess(services, turn, prepared.workspaceDir, session, digest);
-    announce(taken);
-    // The ports are probed while the CLI works, and the agent's events wait for their report:
-    // the message goes first, the order of the events stays (context, ports, then the agent).
-    const agentEvents = new HeldEvents();
-    const running = runIn(services, turn, taken, agentEvents, signal);
-    // The process record is written while the CLI works, too, and awaited before the outcome.
-    // Until it commits, the orphan watchdog, which tracks the process's marker for as long as
-    // the process lives, is what ends it should this instance die.
-    const recorded = recordProcess(services, turn, taken, prepared);
-    // Awaited below; until then a rejection must not count as unhandled.
-    running.catch(() => undefined);
-    recorded.catch(() => undefined);
-    const probedPorts = probeProjectPorts(services, turn.project_id);
-    logger.info(
-      {
-        turnId,
-        projectId: turn.project_id,
-        resume: session !== undefined,
-        process: taken.kind,
-        coldReason: taken.coldReason,
-      },
-      "turn started",
-    );
-    reportBusyPorts(await probedPorts, live);
-    agentEvents.releaseTo(live);
-    let result = await running;
-    await recorded;
-    let resumedFrom = session;
-    let outcome = classifyTurnOutcome(result, {
-      previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
-      resumedCold: session !== undefined && taken.kind === "cold",
-    });
-    if (session !== undefined && outcome.kind === "unknown_session") {
-      // Claude Code no longer has the transcript (its state directory was cleared) or the
-      // resume point: the conversation cannot continue, so this turn starts a new one.
-      await resetSession(services, turn, live, session, "unknown_session");
-      resumedFrom = undefined;
-      // Its process has failed: it exits before the fresh one starts.
-      afterTurn(services, turn, taken, { ok: false }, digest);
-      taken = {
-        ...(await startCold(services, turn, prepared.workspaceDir, undefined)),
-        coldReason: "new_session",
-      };
-      await recordProcess(services, turn, taken, prepared);
-      result = await runIn(services, turn, taken, live, signal);
-      outcome = classifyTurnOutcome(result, {
-        previousCumulativeCostUsd: null,
-        resumedCold: false,
+    isCurrent: (session) => isPinnedToCurrentRelease(session, claude),
+    endSession: (session, _reason, to) =>
+      resetSession(services, turn, to, session, "agent_changed"),
+    announce: (taken, session) => {
+      const resume = session !== null;
+      live.emit("turn.started", {
+        turnId: turn.id,
+        resume,
+        // A turn that fails before any process is started reports "cold", as it always did.
+        process: taken?.kind ?? "cold",
+        ...(taken?.coldReason == null ? {} : { coldReason: taken.coldReason }),
       });
-    }
-    await recordOutcome(services, turn, live, outcome, resumedFrom);
-    // The kept process stands for what it read when it started: `digest`. Whatever changes on
-    // disk later (an instruction file the agent wrote) makes the next turn's digest differ.
-    afterTurn(services, turn, taken, result, digest);
-  } catch (error) {
-    if (taken !== null) afterTurn(services, turn, taken, { ok: false }, "");
-    if (!progress.started) announce(null);
-    const failure =
-      error instanceof TurnFailure
-        ? error
-        : new TurnFailure(
-            "internal_error",
-            "The turn failed inside the service; see the service log.",
-          );
-    if (!(error instanceof TurnFailure))
-      logger.error({ err: error, turnId }, "turn failed unexpectedly");
-    await failTurn(services, turn, live, failure.code, failure.message, null, null, null, {
-      // What the workspace check found stays on the record when the turn failed after it.
-      ...(prepared === null
-        ? {}
-        : { workspace_instruction_files: JSON.stringify(prepared.instructionFiles) }),
-    });
-  }
+      if (taken === null) return;
+      logger.info(
+        {
+          turnId: turn.id,
+          projectId: turn.project_id,
+          resume,
+          process: taken.kind,
+          coldReason: taken.coldReason,
+        },
+        "turn started",
+      );
+    },
+
+    beginAttempt: (session, context, instructionFiles) => {
+      const digest = startup.digest ?? startupDigest(claude, { ...context, instructionFiles });
+      startup.digest = digest;
+      return Promise.resolve({
+        session,
+        instructionFiles,
+        turnId: turn.id,
+        key: warmKey(turn.project_id),
+        point:
+          session === null
+            ? null
+            : { id: session.claude_session_id, at: session.resume_at_message_id },
+        sessionKey: session?.id ?? null,
+        previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
+        cold: coldStart(services, context.workspaceDir, session),
+        digest: () => digest,
+      });
+    },
+    // The record is written while the CLI works, and awaited before the outcome. Until it
+    // commits, the orphan watchdog, which tracks the process's marker for as long as the
+    // process lives, is what ends it should this instance die.
+    recordsWhileRunning: true,
+    recordProcess: (attempt, taken) =>
+      recordProcess(services, turn, taken, attempt.instructionFiles),
+    sendMessage: (_attempt, taken, to, signal) =>
+      taken.process.runTurn({
+        // Claude Code reads a file for every `@word` at a word start in a prompt, anywhere on
+        // the server and past the tool permissions; the member's words reach Mara with `\@`
+        // (README, "The member's message loads no file").
+        prompt: importSafe(turn.prompt),
+        timeoutMs: claude.timeoutMs,
+        signal,
+        onEvent: (event) => {
+          forwardAgentEvent(event, to);
+        },
+      }),
+    // The ports are probed while the CLI works (milliseconds of CPU reading the kernel's
+    // socket tables); their report comes before the agent's events.
+    whileRunning: async (_attempt, to) => {
+      reportBusyPorts(await probeProjectPorts(services, turn.project_id), to);
+    },
+
+    // Claude Code no longer has the transcript (its state directory was cleared) or the
+    // resume point: the conversation cannot continue, so this turn starts a new one.
+    sessionUnknown: async (attempt) => {
+      if (attempt.session !== null)
+        await resetSession(services, turn, live, attempt.session, "unknown_session");
+    },
+    storeOutcome: (attempt, outcome, transcript) =>
+      recordOutcome(services, turn, live, outcome, attempt.session ?? undefined, transcript),
+    failed: async (error, progress) => {
+      const failure =
+        error instanceof TurnFailure
+          ? error
+          : new TurnFailure(
+              "internal_error",
+              "The turn failed inside the service; see the service log.",
+            );
+      if (!(error instanceof TurnFailure))
+        logger.error({ err: error, turnId: turn.id }, "turn failed unexpectedly");
+      await failTurn(services, turn, live, failure.code, failure.message, null, null, null, {
+        // What the workspace check found stays on the record when the turn failed after it.
+        ...(progress.instructionFiles === null
+          ? {}
+          : { workspace_instruction_files: JSON.stringify(progress.instructionFiles) }),
+      });
+    },
+  };
 }
 
 /** A queued turn taken to run here; undefined when it was settled meanwhile (say, abandoned). */
@@ -188,27 +239,6 @@ function claim(services: TurnServices, turnId: string): Promise<TurnRow | undefi
     .executeTakeFirst();
 }
 
-/** The member's words as one message to the turn's process; its events go to the stream. */
-function runIn(
-  services: TurnServices,
-  turn: TurnRow,
-  taken: TurnProcess,
-  live: TurnEmitter,
-  signal: AbortSignal,
-): Promise<ClaudeTurnResult> {
-  return taken.process.runTurn({
-    // Claude Code reads a file for every `@word` at a word start in a prompt, anywhere on the
-    // server and past the tool permissions; the member's words reach Mara with `\@`
-    // (README, "The member's message loads no file").
-    prompt: importSafe(turn.prompt),
-    timeoutMs: services.claude.timeoutMs,
-    signal,
-    onEvent: (event) => {
-      forwardAgentEvent(event, live);
-    },
-  });
-}
-
 /**
  * How the turn's process started, and its marker: another instance that fails this turn (its
  * lease expired) finds the turn's leftover processes on this machine by it. The workspace's own
@@ -219,8 +249,8 @@ function runIn(
 async function recordProcess(
   services: TurnServices,
   turn: TurnRow,
-  taken: TurnProcess,
-  prepared: PreparedSpawn,
+  taken: TakenProcess,
+  instructionFiles: readonly string[],
 ): Promise<void> {
   await services.db
     .updateTable("turns")
@@ -228,7 +258,7 @@ async function recordProcess(
       process: taken.kind,
       cold_reason: taken.coldReason,
       process_marker: taken.marker,
-      workspace_instruction_files: JSON.stringify(prepared.instructionFiles),
+      workspace_instruction_files: JSON.stringify(instructionFiles),
       demo_model: services.demoModel,
       status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,

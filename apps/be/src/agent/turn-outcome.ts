@@ -3,9 +3,19 @@
  * or failed (with a code and our message), in the turn record and as its terminal event; then
  * releases the live turn once its events are stored.
  */
-import { type RuntimeTranscript, TranscriptLedger } from "@talkide/claude-cli";
-import { transcriptAfterTurn, type TurnOutcome } from "@talkide/turn-engine";
-import { sql } from "kysely";
+import {
+  allInputTokens,
+  type TokenUsage,
+  TranscriptLedger,
+  type TurnTranscript,
+} from "@talkide/claude-cli";
+import {
+  sessionCacheReuseOf,
+  usageColumns,
+  type transcriptAfterTurn,
+  type TurnOutcome,
+} from "@talkide/turn-engine";
+import { type RawBuilder, sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
 import { storeSessionTranscript } from "./session-transcripts.ts";
@@ -22,6 +32,8 @@ export async function recordOutcome(
   live: LiveTurn,
   classified: TurnOutcome,
   resumedFrom: SessionRow | undefined,
+  /** The session's state after a successful turn (the pipeline's `transcriptAfterTurn`). */
+  transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
   const { db, logger } = services;
   const cost = classified.costUsd;
@@ -59,17 +71,13 @@ export async function recordOutcome(
       cost,
       result.totalCostUsd,
       result.sessionId,
+      {},
+      result.usage,
     );
     return;
   }
   const { result } = classified;
-  // The session's state after this turn, stored with it so any instance can resume it.
-  const transcript = await transcriptAfterTurn(
-    services.db,
-    services.claude.claudeConfigDir,
-    resumedFrom?.id ?? null,
-    result.sessionId,
-  );
+  // The session's state after this turn is stored with it so any instance can resume it.
   if (transcript === null) {
     logger.warn(
       { turnId: turn.id, sessionId: result.sessionId },
@@ -82,12 +90,16 @@ export async function recordOutcome(
     resultText: result.resultText,
     cost,
     cumulative: result.totalCostUsd,
+    usage: result.usage,
   };
   const appended =
-    resumedFrom !== undefined &&
-    transcript !== null &&
-    (await storeAppendedOutcome(services, turn, resumedFrom, transcript, outcome));
-  if (!appended) await storeOutcome(services, turn, resumedFrom, transcript, outcome);
+    resumedFrom !== undefined && transcript !== null
+      ? await storeAppendedOutcome(services, turn, resumedFrom, transcript, outcome)
+      : null;
+  const sessionCacheReuse =
+    appended !== null
+      ? appended.sessionCacheReuse
+      : await storeOutcome(services, turn, resumedFrom, transcript, outcome);
   // `demoModel: true` beside the cost: the local demo model's costs are not real money.
   logger.info({ turnId: turn.id, costUsd: cost, demoModel: services.demoModel }, "turn succeeded");
   live.emit("turn.succeeded", {
@@ -98,6 +110,8 @@ export async function recordOutcome(
     costUsd: cost,
     cumulativeCostUsd: result.totalCostUsd,
     demoModel: services.demoModel,
+    usage: result.usage,
+    sessionCacheReuse,
   });
   await releaseTurn(services, turn.id, live);
 }
@@ -114,6 +128,8 @@ export async function failTurn(
   claudeSessionId: string | null,
   /** Further fields of the turn record the failed turn had not stored yet. */
   unrecorded: { readonly workspace_instruction_files?: string } = {},
+  /** The tokens the turn used before it failed, when the CLI reported them. */
+  usage: TokenUsage | null = null,
 ): Promise<void> {
   await services.db
     .updateTable("turns")
@@ -125,6 +141,7 @@ export async function failTurn(
       error_message: message,
       cost_usd: cost,
       cumulative_cost_usd: cumulative,
+      ...usageColumns(usage),
       demo_model: services.demoModel,
       // A turn started by its own message may fail before its process record marked it started.
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
@@ -140,8 +157,33 @@ export async function failTurn(
     sessionId: claudeSessionId,
     costUsd: cost,
     demoModel: services.demoModel,
+    usage,
   });
   await releaseTurn(services, turn.id, live);
+}
+
+/**
+ * The session's running token totals with this succeeded turn (`session_input_tokens`, all
+ * input, and `session_cache_read_tokens`): the latest earlier turn of the session that carries
+ * them, plus this turn's. One indexed look back, whatever the session's length; a session's
+ * turns from before migration 0011 count as none. Null when the turn reported no tokens.
+ */
+function sessionTotals(
+  projectId: number,
+  sessionId: string,
+  turnId: string,
+  usage: TokenUsage | null,
+): { readonly input: RawBuilder<number | null>; readonly cacheRead: RawBuilder<number | null> } {
+  if (usage === null) return { input: sql<null>`NULL`, cacheRead: sql<null>`NULL` };
+  const previous = (column: "session_input_tokens" | "session_cache_read_tokens") =>
+    sql`COALESCE((SELECT p.${sql.ref(column)} FROM turns p
+                  WHERE p.project_id = ${projectId} AND p.agent_session_id = ${sessionId}::uuid
+                    AND p.id <> ${turnId}::uuid AND p.${sql.ref(column)} IS NOT NULL
+                  ORDER BY p.number DESC LIMIT 1), 0)`;
+  return {
+    input: sql<number>`${previous("session_input_tokens")} + ${allInputTokens(usage)}::bigint`,
+    cacheRead: sql<number>`${previous("session_cache_read_tokens")} + ${usage.cacheReadInputTokens}::bigint`,
+  };
 }
 
 async function releaseTurn(services: TurnServices, turnId: string, live: LiveTurn): Promise<void> {
@@ -156,6 +198,7 @@ interface SucceededOutcome {
   readonly resultText: string;
   readonly cost: number | null;
   readonly cumulative: number | null;
+  readonly usage: TokenUsage | null;
 }
 
 /**
@@ -163,19 +206,22 @@ interface SucceededOutcome {
  * transcript this instance stored last (TranscriptLedger), the session's new point and the
  * turn's record. The statement requires that the stored transcript is still the one the
  * ledger remembers (written by that turn); when it is not (another instance stored one since,
- * or this instance does not remember any), it writes nothing and returns false.
+ * or this instance does not remember any), it writes nothing and returns null. Stored, it
+ * returns the session's cache reuse as the turn's record now says.
  */
 async function storeAppendedOutcome(
   services: TurnServices,
   turn: TurnRow,
   session: SessionRow,
-  transcript: RuntimeTranscript,
+  transcript: TurnTranscript,
   outcome: SucceededOutcome,
-): Promise<boolean> {
+): Promise<{ readonly sessionCacheReuse: number | null } | null> {
   const ledger = TranscriptLedger.of(services.db);
   const plan = ledger.plan(session.id, transcript);
-  if (plan.append === null) return false;
-  const { rows } = await sql<{ appended: boolean }>`
+  if (plan.append === null) return null;
+  const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.usage);
+  const usage = usageColumns(outcome.usage);
+  const { rows } = await sql<SessionTotalsRow & { appended: boolean }>`
     WITH transcript AS (
       UPDATE agent_session_transcripts SET
         claude_session_id = ${plan.mark.sessionId},
@@ -208,24 +254,39 @@ async function storeAppendedOutcome(
         result_text = ${outcome.resultText},
         cost_usd = ${outcome.cost},
         cumulative_cost_usd = ${outcome.cumulative},
+        input_tokens = ${usage.input_tokens}::int,
+        cache_creation_input_tokens = ${usage.cache_creation_input_tokens}::int,
+        cache_read_input_tokens = ${usage.cache_read_input_tokens}::int,
+        output_tokens = ${usage.output_tokens}::int,
+        session_input_tokens = ${totals.input},
+        session_cache_read_tokens = ${totals.cacheRead},
         demo_model = ${services.demoModel},
         finished_at = clock_timestamp()
       WHERE id = ${turn.id} AND EXISTS (SELECT 1 FROM transcript)
+      RETURNING session_input_tokens, session_cache_read_tokens
     )
-    SELECT EXISTS (SELECT 1 FROM transcript) AS appended`.execute(services.db);
-  if (rows[0]?.appended !== true) return false;
+    SELECT EXISTS (SELECT 1 FROM transcript) AS appended,
+           (SELECT session_input_tokens FROM succeeded) AS session_input_tokens,
+           (SELECT session_cache_read_tokens FROM succeeded) AS session_cache_read_tokens`.execute(
+    services.db,
+  );
+  const row = rows[0];
+  if (row?.appended !== true) return null;
   ledger.stored(session.id, turn.id, plan, true);
-  return true;
+  return { sessionCacheReuse: sessionCacheReuseOf(row) };
 }
+
+/** What a turn's record says of its session's tokens so far. */
+type SessionTotalsRow = Pick<TurnRow, "session_input_tokens" | "session_cache_read_tokens">;
 
 /** The general case, in one transaction: a new or continued session, any transcript. */
 async function storeOutcome(
   services: TurnServices,
   turn: TurnRow,
   resumedFrom: SessionRow | undefined,
-  transcript: RuntimeTranscript | null,
+  transcript: TurnTranscript | null,
   outcome: SucceededOutcome,
-): Promise<void> {
+): Promise<number | null> {
   const { db } = services;
   const stored = await db.transaction().execute(async (trx) => {
     let id: string;
@@ -265,7 +326,8 @@ async function storeOutcome(
     }
     const mark =
       transcript === null ? null : await storeSessionTranscript(trx, id, turn.id, transcript);
-    await trx
+    const totals = sessionTotals(turn.project_id, id, turn.id, outcome.usage);
+    const recorded = await trx
       .updateTable("turns")
       .set({
         status: "succeeded",
@@ -275,14 +337,25 @@ async function storeOutcome(
         result_text: outcome.resultText,
         cost_usd: outcome.cost,
         cumulative_cost_usd: outcome.cumulative,
+        ...usageColumns(outcome.usage),
+        session_input_tokens: totals.input,
+        session_cache_read_tokens: totals.cacheRead,
         demo_model: services.demoModel,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turn.id)
-      .execute();
-    return { id, mark };
+      .returning(["session_input_tokens", "session_cache_read_tokens"])
+      .executeTakeFirst();
+    return { id, mark, recorded };
   });
   if (stored.mark !== null) {
-    TranscriptLedger.of(db).remember(stored.id, turn.id, stored.mark.mark, stored.mark.parts);
+    TranscriptLedger.of(db).remember(
+      stored.id,
+      turn.id,
+      stored.mark.mark,
+      stored.mark.parts,
+      transcript?.cursor ?? null,
+    );
   }
+  return stored.recorded === undefined ? null : sessionCacheReuseOf(stored.recorded);
 }

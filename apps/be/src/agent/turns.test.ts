@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { changedInstructionReminderBytes } from "@talkide/claude-cli";
+import { cacheReuse, changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
 import { sql } from "kysely";
@@ -351,6 +351,25 @@ describe("turns with the fake claude", () => {
         ["warm", null],
         ["cold", "new_session"],
       ]);
+      // The tokens as the CLI reported them (the fake's figures: the first turn writes the
+      // 2,000-token prefix, each later one reads what was written and writes 200), and the
+      // session's reuse so far: cache read over all input of turns 1..n.
+      const usage = (write: number, read: number) => ({
+        inputTokens: 100,
+        cacheCreationInputTokens: write,
+        cacheReadInputTokens: read,
+        outputTokens: 10,
+      });
+      expect(turns.body.turns.map((t) => [t.usage, t.sessionCacheReuse])).toEqual([
+        [usage(200, 2200), cacheReuse(2000 + 2200, 2100 + 2300 + 2500)],
+        [usage(200, 2000), cacheReuse(2000, 2100 + 2300)],
+        [usage(2000, 0), 0],
+      ]);
+      // The terminal events say the same, warm (an append) and cold alike.
+      expect([firstDone, secondDone, thirdDone].map((d) => d.sessionCacheReuse)).toEqual(
+        turns.body.turns.map((t) => t.sessionCacheReuse).reverse(),
+      );
+      expect(thirdDone.usage).toEqual(usage(200, 2200));
       const page = await api<{ turns: Array<{ number: number }> }>(
         service.harness,
         service.anna.token,

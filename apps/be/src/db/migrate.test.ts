@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "./connect.ts";
 import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "./migrate.ts";
 import type { DatabaseSchema } from "./schema.ts";
+import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -38,6 +39,7 @@ async function recorded(
 describe("a database written by an earlier release", () => {
   it("opens, finds nothing to do, and keeps its migration rows as they were", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-migrated-"));
+    await seedPgliteDataDir(dataDir);
     dirs.push(dataDir);
     const old = await openDatabase({ databaseUrl: null, dataDir });
     await migrateAsBefore(old.db);

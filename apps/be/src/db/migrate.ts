@@ -12,6 +12,7 @@ import { transcriptParts } from "./migrations/0007_transcript_parts.ts";
 import { signInCodes } from "./migrations/0008_sign_in_codes.ts";
 import { salutationSkeletons } from "./migrations/0009_salutation_skeletons.ts";
 import { turnDemoModel } from "./migrations/0010_turn_demo_model.ts";
+import { turnTokenUsage } from "./migrations/0011_turn_token_usage.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0008_sign_in_codes": signInCodes,
   "0009_salutation_skeletons": salutationSkeletons,
   "0010_turn_demo_model": turnDemoModel,
+  "0011_turn_token_usage": turnTokenUsage,
 };
 
 /** The list itself, for tests that build an older schema. */

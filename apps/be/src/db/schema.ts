@@ -147,6 +147,17 @@ export interface TurnsTable {
    * not Claude's (see migration 0010); false for turns that never ran.
    */
   demo_model: ColumnType<boolean, never, boolean>;
+  /** The turn's tokens as the CLI reported them (migration 0011); null when it reported none. */
+  input_tokens: ColumnType<number | null, never, number | null>;
+  cache_creation_input_tokens: ColumnType<number | null, never, number | null>;
+  cache_read_input_tokens: ColumnType<number | null, never, number | null>;
+  output_tokens: ColumnType<number | null, never, number | null>;
+  /**
+   * The session's input tokens (all kinds) and cache reads so far, this turn included; bigint
+   * (a driver may read it as a decimal string), null when the turn reported none.
+   */
+  session_input_tokens: ColumnType<string | number | null, never, number | null>;
+  session_cache_read_tokens: ColumnType<string | number | null, never, number | null>;
 }
 
 export interface TurnEventsTable {

@@ -4,6 +4,7 @@ import {
   type TurnEvent,
   type TurnRecord,
 } from "@talkide/be-api";
+import { sessionCacheReuseOf, usageFromColumns } from "@talkide/turn-engine";
 import type { Kysely, Selectable } from "kysely";
 import { sql } from "kysely";
 import type { DatabaseSchema, TurnsTable } from "../db/schema.ts";
@@ -34,6 +35,8 @@ export function turnView(row: TurnRow): TurnView {
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
     demoModel: row.demo_model,
+    usage: usageFromColumns(row),
+    sessionCacheReuse: sessionCacheReuseOf(row),
     workspaceInstructionFiles:
       row.workspace_instruction_files === null
         ? []

@@ -126,6 +126,10 @@ describeInChromium("a new team's first hour in the web console", () => {
     expect(await turn.getByTestId("turn-cost").textContent()).toMatch(
       /^cost \$\d+\.\d{4} \(session total \$\d+\.\d{4}\) · not real money — local demo model$/,
     );
+    // The turn's input split by the prompt cache, as the CLI reported it, and the session's reuse.
+    expect(await turn.getByTestId("turn-tokens").textContent()).toMatch(
+      /^\s*in [\d,]+ · cache write [\d,]+ · cache read [\d,]+ · reuse \d{1,3}%\s*$/,
+    );
     expect(await turn.locator(".meta").textContent()).toContain("Bob");
 
     // The owner's chat shows the same turn, Bob's, with the same note beside its cost.

@@ -128,6 +128,9 @@ describeInChromium("the web console in real Chromium", () => {
     await page.getByTestId("live-turn").waitFor({ state: "detached" });
     // A real model's cost (ANTHROPIC_API_KEY set): no demo note.
     expect(await turn.getByTestId("turn-cost").textContent()).not.toContain("not real money");
+    expect(await turn.getByTestId("turn-tokens").textContent()).toMatch(
+      /^\s*in [\d,]+ · cache write [\d,]+ · cache read [\d,]+ · reuse \d{1,3}%\s*$/,
+    );
     expect(await page.getByText(REPLY).count()).toBe(1);
     // The model got the message through the real CLI.
     expect(JSON.stringify(fake.messageRequests().at(-1)?.body)).toContain(

@@ -1,8 +1,10 @@
 // Runs the talkide-be bin from source as a child process, the way a user runs it.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export const BIN = fileURLToPath(new URL("../bin/talkide-be.ts", import.meta.url));
 
@@ -25,7 +27,18 @@ export function baseEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+/**
+ * Gives the environment's data directory a migrated embedded database (migrated-cluster.ts);
+ * nothing for a PostgreSQL server or a data directory the test has not made.
+ */
+export async function seedEmbeddedCluster(env: NodeJS.ProcessEnv): Promise<void> {
+  const dataDir = env.TALKIDE_DATA_DIR;
+  if (env.DATABASE_URL !== undefined || dataDir === undefined || !existsSync(dataDir)) return;
+  await seedMigratedCluster(dataDir);
+}
+
+export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  await seedEmbeddedCluster(env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, ...args], {
       env,
@@ -58,6 +71,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<{
   stderr: () => string;
   stop(): Promise<number | null>;
 }> {
+  await seedEmbeddedCluster(env);
   const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, "serve"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type Database } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
+import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export interface EmbeddedTestDatabase {
   /** The data directory; tests may put workspaces and config dirs beneath it. */
@@ -19,6 +20,7 @@ export function useMigratedEmbeddedDatabase(prefix: string): EmbeddedTestDatabas
   let opened: { dir: string; database: Database } | null = null;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
+    await seedMigratedCluster(dir);
     const database = await openDatabase({ databaseUrl: null, dataDir: dir });
     opened = { dir, database };
     await migrateToLatest(database.db);

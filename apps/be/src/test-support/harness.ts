@@ -15,6 +15,7 @@ import type { WriteHooks } from "../context/write-if-changed.ts";
 import { createUser } from "../domain/users.ts";
 import { createLogger } from "@talkide/service-kit";
 import { startService, type RunningService } from "../service.ts";
+import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export interface Harness {
   readonly service: RunningService;
@@ -52,6 +53,7 @@ export interface HarnessOptions {
 /** A service on loopback port 0 with a fresh data directory and the fake `claude`. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-test-"));
+  if (!options.databaseUrl) await seedMigratedCluster(dataDir);
   const logs: string[] = [];
   const printed: string[] = [];
   const sink = new Writable({

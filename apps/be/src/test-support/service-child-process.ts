@@ -2,7 +2,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { baseEnv, STARTED } from "./cli-process.ts";
+import { baseEnv, seedEmbeddedCluster, STARTED } from "./cli-process.ts";
 
 const CHILD = fileURLToPath(new URL("./service-child.ts", import.meta.url));
 
@@ -24,8 +24,10 @@ export async function startServiceChild(
   dataDir: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ServiceChild> {
+  const childEnv = { ...baseEnv(dataDir), ...env };
+  await seedEmbeddedCluster(childEnv);
   const child = spawn(process.execPath, ["--conditions=@talkide/source", CHILD], {
-    env: { ...baseEnv(dataDir), ...env },
+    env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

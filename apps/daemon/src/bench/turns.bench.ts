@@ -19,6 +19,7 @@ import {
 } from "@talkide/test-postgres";
 import { format, resolveConfig } from "prettier";
 import type { ClaudeTurnResult } from "@talkide/claude-cli";
+import type { TakenProcess } from "@talkide/turn-engine";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon } from "../daemon.ts";
 import type { DaemonEvent } from "../events/bus.ts";
@@ -30,15 +31,29 @@ const DRAIN_DELIVERIES = Number(process.env["BENCH_DRAIN_DELIVERIES"] ?? 1000);
 const DRAIN_AGENTS = 10;
 const CONCURRENCY = 4;
 
-/** Times each runtime call, and can hold turns at a gate until released. */
+/**
+ * Times each turn's runtime calls (from its digest, the first, to its message's result), and
+ * can hold turns at a gate until released.
+ */
 class TimedRuntime extends ClaudeCodeRuntime {
   readonly calls = new Map<string, { start: number; end: number }>();
   gate: Promise<void> = Promise.resolve();
+  readonly #started = new Map<ClaudeCodeTurn, number>();
 
-  override async runTurn(turn: ClaudeCodeTurn): Promise<ClaudeTurnResult> {
+  override async digest(turn: ClaudeCodeTurn): Promise<string> {
     await this.gate;
-    const start = performance.now();
-    const result = await super.runTurn(turn);
+    this.#started.set(turn, performance.now());
+    return super.digest(turn);
+  }
+
+  override async send(
+    taken: TakenProcess,
+    turn: ClaudeCodeTurn,
+    signal: AbortSignal,
+  ): Promise<ClaudeTurnResult> {
+    const result = await super.send(taken, turn, signal);
+    const start = this.#started.get(turn) ?? performance.now();
+    this.#started.delete(turn);
     this.calls.set(turn.env["TICLAWK_MESSAGE_ID"] ?? "", { start, end: performance.now() });
     return result;
   }

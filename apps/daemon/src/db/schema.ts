@@ -118,6 +118,14 @@ export interface TurnsTable {
   cold_reason: ColumnType<string | null, string | null | undefined>;
   /** The `TICLAWK_TURN_ID` its processes carry: the id of the turn that started them. */
   process_marker: ColumnType<string | null, string | null | undefined>;
+  /** The turn's tokens as the runtime reported them (migration 0006); null when none. */
+  input_tokens: ColumnType<number | null, number | null | undefined>;
+  cache_creation_input_tokens: ColumnType<number | null, number | null | undefined>;
+  cache_read_input_tokens: ColumnType<number | null, number | null | undefined>;
+  output_tokens: ColumnType<number | null, number | null | undefined>;
+  /** The session's input tokens (all kinds) and cache reads so far, this turn included (bigint). */
+  session_input_tokens: ColumnType<string | number | null, number | null | undefined>;
+  session_cache_read_tokens: ColumnType<string | number | null, number | null | undefined>;
   events: Json<unknown[]>;
   started_at: Generated<Date>;
   finished_at: NullableTimestamp;

@@ -1,4 +1,5 @@
 import type { AgentRow, DeliveryRow, SessionRow, TurnRow } from "../db/schema.ts";
+import { sessionCacheReuseOf, usageFromColumns } from "@talkide/turn-engine";
 
 /** The API's JSON shapes: camelCase, timestamps as ISO strings, no secrets. */
 
@@ -72,6 +73,10 @@ export function turnView(row: TurnRow, options: { readonly withEvents?: boolean 
     exitCode: row.exit_code,
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
+    /** The turn's tokens as the runtime reported them: uncached, cache write, cache read, output. */
+    usage: usageFromColumns(row),
+    /** The session's cache reuse so far, this turn included (cache read / all input, 0..1). */
+    sessionCacheReuse: sessionCacheReuseOf(row),
     claudeVersion: row.claude_version,
     process: row.process,
     coldReason: row.cold_reason,

@@ -8,7 +8,7 @@ import {
   warmContextDigest,
   WarmProcessPool,
 } from "@talkide/claude-cli";
-import { keepOrRetire, takeProcess, type TakenProcess } from "@talkide/turn-engine";
+import type { ColdStart, TakenProcess } from "@talkide/turn-engine";
 import { TURN_ID_VARIABLE } from "./orphans.ts";
 
 /**
@@ -51,14 +51,6 @@ export interface ClaudeCodeRuntimeOptions {
   readonly onWarmEnded?: ((sessionKey: string, reason: ColdReason) => void) | undefined;
 }
 
-/** How a turn's process started, told before its message is sent. */
-export interface TurnProcessInfo {
-  readonly kind: "warm" | "cold";
-  readonly coldReason: ColdReason | null;
-  /** The `TICLAWK_TURN_ID` its processes carry: the id of the turn that started it. */
-  readonly marker: string;
-}
-
 export interface ClaudeCodeTurn {
   readonly cwd: string;
   readonly wakePrompt: string;
@@ -78,23 +70,6 @@ export interface ClaudeCodeTurn {
   readonly sessionKey: string;
   /** The instruction files inside the workspace the check before the turn found. */
   readonly instructionFiles: readonly string[];
-  /** This turn's id. */
-  readonly turnId: string;
-  readonly watchdog: OrphanWatchdog;
-  readonly signal: AbortSignal;
-  /**
-   * Called once it is decided that the turn needs a new process, before anything is done for
-   * it (waiting for a kept one to end, the transcript, the spawn): what must exist before a
-   * process can act for the turn (the turn's row) is stored here. Not called for a warm turn.
-   */
-  readonly beforeColdStart?: (() => Promise<void>) | undefined;
-  /** How the turn's process started, before its message is sent (warm or cold). */
-  readonly onProcess?: ((info: TurnProcessInfo) => Promise<void>) | undefined;
-  /**
-   * Called before a process is started to resume the session (not for a warm turn): puts the
-   * session's stored transcript where the CLI reads it at start.
-   */
-  readonly beforeColdResume?: (() => Promise<void>) | undefined;
 }
 
 export class ClaudeCodeRuntime {
@@ -139,35 +114,15 @@ export class ClaudeCodeRuntime {
   }
 
   /**
-   * One turn: in the session's kept process when nothing it read at start changed and the
-   * session stands where that process left it, else in a new process (resuming the session,
-   * exactly as a process per turn would). A successful turn keeps its process for the next.
+   * The message of one turn to its process (the pipeline of @talkide/turn-engine takes the
+   * session's kept process or starts one, and keeps or retires it after).
    */
-  async runTurn(turn: ClaudeCodeTurn): Promise<ClaudeTurnResult> {
-    const digest = await this.#digest(turn);
-    const taken = await this.#take(turn, digest);
-    const separateTurnMarker = taken.marker !== turn.turnId;
-    // The turn's own id reaches the processes `ticlawk` starts (from the turn's env file).
-    if (separateTurnMarker) turn.watchdog.track(turn.turnId);
-    try {
-      await turn.onProcess?.({
-        kind: taken.kind,
-        coldReason: taken.coldReason,
-        marker: taken.marker,
-      });
-      const result = await taken.process.runTurn({
-        prompt: turn.wakePrompt,
-        timeoutMs: this.#options.timeoutMs,
-        signal: turn.signal,
-      });
-      keepOrRetire(this.#warm, turn.sessionKey, taken, result, digest);
-      return result;
-    } catch (error) {
-      keepOrRetire(this.#warm, turn.sessionKey, taken, { ok: false }, digest);
-      throw error;
-    } finally {
-      if (separateTurnMarker) turn.watchdog.untrack(turn.turnId);
-    }
+  send(taken: TakenProcess, turn: ClaudeCodeTurn, signal: AbortSignal): Promise<ClaudeTurnResult> {
+    return taken.process.runTurn({
+      prompt: turn.wakePrompt,
+      timeoutMs: this.#options.timeoutMs,
+      signal,
+    });
   }
 
   /** Ends every kept process; resolves when they have exited. */
@@ -182,7 +137,8 @@ export class ClaudeCodeRuntime {
     });
   }
 
-  async #digest(turn: ClaudeCodeTurn): Promise<string> {
+  /** What a process of the turn reads at start besides the session: its warm fingerprint. */
+  async digest(turn: ClaudeCodeTurn): Promise<string> {
     const perTurn = new Set([...turn.perTurnVariables, TURN_ID_VARIABLE]);
     const startupFiles = await startupFileDigests(turn.cwd, turn.instructionFiles);
     return warmContextDigest({
@@ -192,39 +148,31 @@ export class ClaudeCodeRuntime {
     });
   }
 
-  /** The session's kept process, or a new one (the engine's process stage). */
-  #take(turn: ClaudeCodeTurn, digest: string): Promise<TakenProcess> {
+  /** How a new process of the turn starts, resuming its session when it has one. */
+  coldStart(turn: ClaudeCodeTurn, watchdog: OrphanWatchdog): ColdStart {
     const resumeId = turn.resumeRuntimeSessionId;
-    return takeProcess(this.#warm, {
-      key: turn.sessionKey,
-      point: resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
-      digest,
-      turnId: turn.turnId,
-      cold: {
-        claudePath: this.#options.claudePath,
-        cwd: turn.cwd,
-        args: buildClaudeArgs({
-          appendSystemPrompt: turn.standingPrompt,
-          ...(resumeId === null
-            ? {}
-            : {
-                resumeSessionId: resumeId,
-                ...(turn.resumeAtMessageId === null
-                  ? {}
-                  : { resumeAtMessageId: turn.resumeAtMessageId }),
-              }),
-          extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
-        }),
-        env: turn.env,
-        markerVariable: TURN_ID_VARIABLE,
-        ...(this.#options.killGraceMs === undefined
+    return {
+      claudePath: this.#options.claudePath,
+      cwd: turn.cwd,
+      args: buildClaudeArgs({
+        appendSystemPrompt: turn.standingPrompt,
+        ...(resumeId === null
           ? {}
-          : { killGraceMs: this.#options.killGraceMs }),
-        // Its processes must not outlive this daemon, however it dies.
-        watchdog: turn.watchdog,
-      },
-      beforeColdStart: turn.beforeColdStart,
-      beforeColdResume: turn.beforeColdResume,
-    });
+          : {
+              resumeSessionId: resumeId,
+              ...(turn.resumeAtMessageId === null
+                ? {}
+                : { resumeAtMessageId: turn.resumeAtMessageId }),
+            }),
+        extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+      }),
+      env: turn.env,
+      markerVariable: TURN_ID_VARIABLE,
+      ...(this.#options.killGraceMs === undefined
+        ? {}
+        : { killGraceMs: this.#options.killGraceMs }),
+      // Its processes must not outlive this daemon, however it dies.
+      watchdog,
+    };
   }
 }

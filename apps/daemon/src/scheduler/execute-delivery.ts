@@ -1,21 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { definedEntries, HERMETIC_CLAUDE_ENV, type OrphanWatchdog } from "@talkide/claude-cli";
+import {
+  type ClaudeTurnFailure,
+  definedEntries,
+  HERMETIC_CLAUDE_ENV,
+  type OrphanWatchdog,
+} from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import {
-  classifyTurnOutcome,
-  guardWorkspace,
-  materialiseTranscript,
-  transcriptAfterTurn,
+  runTurnPipeline,
+  type TakenProcess,
+  type transcriptAfterTurn,
+  type TurnAttempt,
+  type TurnContext as EngineTurnContext,
+  TurnFailure,
   type TurnOutcome,
+  type TurnPipelineHost,
 } from "@talkide/turn-engine";
-import type { DaemonDb } from "../db/schema.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { DaemonDb, SessionInvalidationReason } from "../db/schema.ts";
+import type { DaemonEvent, EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
-import type { ClaudeCodeRuntime } from "../runtime/claude-code.ts";
+import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
 import {
   resolveSessionScope,
   sessionPatchAfterTurn,
@@ -63,8 +71,10 @@ export interface TurnContext {
 }
 
 /**
- * Runs one claimed (running) delivery to its end: completed, failed with a reason, or, when
- * the daemon is stopping, back in line.
+ * Runs one claimed (running) delivery to its end on the turn pipeline (`runTurnPipeline` of
+ * @talkide/turn-engine): completed, failed with a reason, or, when the daemon is stopping, back
+ * in line. The daemon is the host: the conversation's session (bound to the standing prompt's
+ * version), the standing and wake prompts and the child environment, the turn rows, the events.
  *
  * An unknown runtime session on resume (its transcript is gone) invalidates the session and
  * the same delivery runs again at once in a fresh session: the message is still unanswered
@@ -78,163 +88,85 @@ export async function executeDelivery(
   /** `inspectWorkspace` of the delivery's workspace, when the caller started it. */
   inspected?: Promise<readonly string[]>,
 ): Promise<void> {
+  await runTurnPipeline(deliveryHost(ctx, delivery, inspected), signal);
+}
+
+/** What the daemon renders for a turn: the wake prompt, from the stored delivery. */
+interface DeliveryContext extends EngineTurnContext {
+  readonly wake: { readonly text: string; readonly target: string };
+}
+
+/** One turn of the delivery: its own id, row and session. */
+interface DeliveryAttempt extends TurnAttempt {
+  readonly scope: SessionScope;
+  readonly sessionId: string;
+  readonly turn: ClaudeCodeTurn;
+  readonly claudeVersion: string | null;
+  readonly recordProcess: (taken: TakenProcess) => Promise<void>;
+}
+
+function deliveryHost(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  inspected: Promise<readonly string[]> | undefined,
+): TurnPipelineHost<Bus, LiveSession, DeliveryContext, DeliveryAttempt> {
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
-  let wake: { readonly text: string; readonly target: string };
-  try {
-    wake = buildInboundWakePrompt(parseDelivery(delivery.payload));
-  } catch (error) {
-    // Stored deliveries were valid when accepted; a stricter schema of a newer daemon can
-    // still refuse one. It cannot become valid by waiting, so it fails.
-    const why = error instanceof Error ? error.message : String(error);
-    await fail(ctx, delivery, "invalid_payload", `The stored delivery no longer validates: ${why}`);
-    return;
-  }
-
-  const instructionFiles = await workspaceStandsAlone(ctx, delivery, inspected);
-  if (instructionFiles === null) return;
-
-  // The claim brought the conversation's live session along; a retry after an unknown
-  // session starts without one (it was just invalidated).
-  let live: LiveSession | null =
-    delivery.live_session_id === null || delivery.live_standing_prompt_version === null
-      ? null
-      : {
-          id: delivery.live_session_id,
-          runtimeSessionId: delivery.live_runtime_session_id,
-          resumeAtMessageId: delivery.live_resume_at_message_id,
-          standingPromptVersion: delivery.live_standing_prompt_version,
-          cumulativeCostUsd: delivery.live_cumulative_cost_usd,
-        };
-  for (let round = 1; round <= 2; round += 1) {
-    const { scope, sessionId } = await prepareSession(ctx, delivery, live);
-    live = null;
-    const resumeId = scope.kind === "resume" ? scope.runtimeSessionId : null;
-    const turnEnvBase = {
+  const publishInvalidated = (sessionId: string, reason: SessionInvalidationReason): void => {
+    ctx.events.publish({
+      type: "session.invalidated",
+      sessionId,
       agentId: delivery.agent_id,
       conversationId: delivery.conversation_id,
-      messageId: delivery.message_id,
-      sessionId,
-    };
-    const claudeVersion = await ctx.runtime.version(definedEntries(ctx.baseEnv));
-    const turnId = randomUUID();
-    // The turn's row, then `turn.started`. A turn in the conversation's kept process gets its
-    // row together with how its process started, once that is known (one statement); a turn
-    // that needs a new process gets it before anything is started for it, so that a dead
-    // daemon's processes are found by the turn ids stored in its rows. Either way the row and
-    // its process marker are stored before the message is sent.
-    let rowStored = false;
-    const storeTurnRow = async (process: TurnProcess | null): Promise<void> => {
-      await startTurn(
-        ctx.db,
-        {
-          id: turnId,
-          deliveryId: delivery.id,
-          sessionId,
-          agentId: delivery.agent_id,
-          conversationId: delivery.conversation_id,
-          attempt: delivery.attempts,
-          resumedRuntimeSessionId: resumeId,
-          claudeVersion,
-        },
-        process,
-      );
-      rowStored = true;
-      ctx.events.publish({
-        type: "turn.started",
-        turnId,
+      reason,
+    });
+  };
+  return {
+    pool: ctx.runtime.warm,
+    claudeConfigDir: ctx.claudeConfigDir,
+    ledgerOwner: ctx.db,
+    events: { live: ctx.events, hold: () => new HeldBus() },
+    loadTranscript: (sessionId) => loadStoredTranscript(ctx.db, sessionId),
+
+    // The claim brought the conversation's live session along.
+    openSession: () => Promise.resolve(liveSessionOf(delivery)),
+    prepareContext: () => {
+      try {
+        const wake = buildInboundWakePrompt(parseDelivery(delivery.payload));
+        return Promise.resolve({ workspaceDir: delivery.workspace_dir, inspected, wake });
+      } catch (error) {
+        // Stored deliveries were valid when accepted; a stricter schema of a newer daemon can
+        // still refuse one. It cannot become valid by waiting, so it fails.
+        const why = error instanceof Error ? error.message : String(error);
+        throw new TurnFailure("invalid_payload", `The stored delivery no longer validates: ${why}`);
+      }
+    },
+    // Instruction files inside the workspace (the daemon writes none there) are reported.
+    workspaceGuarded: (guarded, bus) => {
+      if (!guarded.ok || guarded.instructionFiles.length === 0) return;
+      bus.publish({
+        type: "workspace.instructions",
         deliveryId: delivery.id,
         agentId: delivery.agent_id,
-        conversationId: delivery.conversation_id,
-        sessionId,
-        attempt: delivery.attempts,
-        resumed: resumeId !== null,
+        files: guarded.instructionFiles,
       });
-    };
+    },
+    // The runtime keeps a session's first system prompt: a session started with another
+    // standing prompt version is replaced, never resumed with a silently stale prompt.
+    isCurrent: (live) => live.standingPromptVersion === ctx.standingPrompt.version,
+    endSession: async (live) => {
+      await invalidateSession(ctx.db, live.id, "standing_prompt_changed");
+      publishInvalidated(live.id, "standing_prompt_changed");
+    },
 
-    const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
-    const env = buildAgentEnv({
-      baseEnv: ctx.baseEnv,
-      ticlawkBinDir: ctx.ticlawkBinDir,
-      turn: {
-        ...turnEnvBase,
-        hostId: ctx.hostId,
-        target: wake.target,
-        turnId,
-        daemonUrl: ctx.daemonUrl(),
-        turnEnvFile: join(ctx.turnEnvDir, `${sessionId}.sh`),
-      },
-      extra,
-    });
-    // What changes per turn reaches `ticlawk` through the session's file as well, since a
-    // kept process keeps the environment of the turn that started it.
-    const perTurnVariables = [
-      ...PER_TURN_VARIABLES,
-      ...ctx.extensions.flatMap((extension) => extension.perTurnEnv ?? []),
-    ];
-    // Written while the runtime checks out or starts the process and the process is recorded:
-    // it must be in place before the message is sent (`onProcess`), not before that.
-    const envFileWritten = writeTurnEnvFile(
-      join(ctx.turnEnvDir, `${sessionId}.sh`),
-      Object.fromEntries(
-        perTurnVariables.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
-      ),
-    );
-    // Awaited in `onProcess`; a turn that fails before that must not leave it unhandled.
-    envFileWritten.catch(() => undefined);
-    // Set by `onProcess` (a callback, which the flow analysis does not see: hence the cast).
-    let processKind = null as TurnProcess["kind"] | null;
-    const result = await ctx.runtime.runTurn({
-      cwd: delivery.workspace_dir,
-      wakePrompt: wake.text,
-      standingPrompt: ctx.standingPrompt.text,
-      resumeRuntimeSessionId: resumeId,
-      resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-      // Last: the daemon's own Claude config dir (never the operator's `~/.claude`, whose
-      // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status.
-      env: { ...env, CLAUDE_CONFIG_DIR: ctx.claudeConfigDir, ...HERMETIC_CLAUDE_ENV },
-      perTurnVariables,
-      sessionKey: sessionId,
-      instructionFiles,
-      turnId,
-      watchdog: ctx.watchdog,
-      signal,
-      // The database owns the session: whichever daemon ran its last turn, its transcript is
-      // written where the CLI reads it before a process resumes it (a kept process has it).
-      beforeColdResume: async () => {
-        const store = { loadTranscript: (id: string) => loadStoredTranscript(ctx.db, id) };
-        await materialiseTranscript(store, ctx.claudeConfigDir, sessionId);
-      },
-      beforeColdStart: () => storeTurnRow(null),
-      onProcess: async (info) => {
-        processKind = info.kind;
-        // Both settle before either failure is raised: nothing of this turn runs on after it.
-        const [stored, written] = await Promise.allSettled([
-          rowStored ? recordTurnProcess(ctx.db, turnId, info) : storeTurnRow(info),
-          envFileWritten,
-        ]);
-        if (stored.status === "rejected") throw asError(stored.reason);
-        if (written.status === "rejected") throw asError(written.reason);
-        ctx.events.publish({
-          type: "turn.process",
-          turnId,
-          deliveryId: delivery.id,
-          agentId: delivery.agent_id,
-          sessionId,
-          process: info.kind,
-          coldReason: info.coldReason,
-        });
-      },
-    });
+    beginAttempt: (live, context, instructionFiles) =>
+      beginAttempt(ctx, delivery, live, context, instructionFiles),
+    recordProcess: (attempt, taken) => attempt.recordProcess(taken),
+    sendMessage: (attempt, taken, _bus, signal) => ctx.runtime.send(taken, attempt.turn, signal),
 
-    const outcome = classifyTurnOutcome(result, {
-      previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
-      resumedCold: scope.kind === "resume" && processKind !== "warm",
-      stopping: signal.aborted,
-    });
-    if (outcome.kind === "interrupted") {
+    interrupted: async (attempt) => {
       await interruptTurn(
         ctx.db,
-        turnId,
+        attempt.turnId,
         "the daemon stopped during this turn; the delivery goes back in line",
       );
       if (await ctx.requeue(delivery.id)) {
@@ -245,102 +177,225 @@ export async function executeDelivery(
           attempts: delivery.attempts,
         });
       }
-      log.info({ turnId }, "turn interrupted by shutdown; delivery requeued");
-      return;
-    }
+      log.info({ turnId: attempt.turnId }, "turn interrupted by shutdown; delivery requeued");
+    },
+    sessionUnknown: async (attempt, outcome) => {
+      if (outcome.kind === "succeeded") return;
+      await recordFailedTurn(ctx, delivery, log, attempt, outcome.result, true);
+      if (await invalidateSession(ctx.db, attempt.sessionId, "unknown_session"))
+        publishInvalidated(attempt.sessionId, "unknown_session");
+    },
+    storeOutcome: async (attempt, outcome, transcript) => {
+      if (outcome.kind === "succeeded") {
+        // turn.finished and delivery.completed reach the log through the event bus.
+        await recordSuccess(ctx, delivery, attempt, outcome, transcript);
+        return;
+      }
+      await recordFailedTurn(ctx, delivery, log, attempt, outcome.result, false);
+      await fail(ctx, delivery, outcome.result.reason, outcome.result.message);
+    },
+    failed: async (error) => {
+      if (!(error instanceof TurnFailure)) throw error;
+      await fail(ctx, delivery, error.code, error.message);
+    },
+  };
+}
 
-    if (outcome.kind === "succeeded") {
-      // turn.finished and delivery.completed reach the log through the event bus.
-      await recordSuccess(ctx, delivery, scope, sessionId, turnId, claudeVersion, outcome);
-      return;
-    }
+function liveSessionOf(delivery: ClaimedDelivery): LiveSession | null {
+  return delivery.live_session_id === null || delivery.live_standing_prompt_version === null
+    ? null
+    : {
+        id: delivery.live_session_id,
+        runtimeSessionId: delivery.live_runtime_session_id,
+        resumeAtMessageId: delivery.live_resume_at_message_id,
+        standingPromptVersion: delivery.live_standing_prompt_version,
+        cumulativeCostUsd: delivery.live_cumulative_cost_usd,
+      };
+}
 
-    const { result: failure } = outcome;
-    const unknownSession = outcome.kind === "unknown_session";
-    const retrying = unknownSession && round === 1;
-    await finishTurn(ctx.db, turnId, {
-      ok: false,
-      runtimeSessionId: failure.sessionId,
-      failureReason: unknownSession ? "unknown_session" : failure.reason,
-      failureMessage: failure.message,
-      exitCode: failure.exitCode,
-      costUsd: null,
-      cumulativeCostUsd: failure.totalCostUsd,
-      events: [],
-    });
+/**
+ * An attempt in the conversation's live session (null: a new one, created here; a live session
+ * whose first turn never produced a runtime session is reused). No transaction is needed: only
+ * this turn runs in the conversation (the scheduler's guarantee), and the database allows one
+ * live session per conversation.
+ */
+async function beginAttempt(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  live: LiveSession | null,
+  context: DeliveryContext,
+  instructionFiles: readonly string[],
+): Promise<DeliveryAttempt> {
+  const scope = resolveSessionScope(live, ctx.standingPrompt.version);
+  const sessionId =
+    scope.kind === "resume"
+      ? scope.sessionId
+      : (scope.reuseSessionId ??
+        (await createSession(ctx.db, {
+          agentId: delivery.agent_id,
+          conversationId: delivery.conversation_id,
+          runtime: delivery.runtime,
+          standingPromptVersion: ctx.standingPrompt.version,
+        })));
+  const resumeId = scope.kind === "resume" ? scope.runtimeSessionId : null;
+  const turnEnvBase = {
+    agentId: delivery.agent_id,
+    conversationId: delivery.conversation_id,
+    messageId: delivery.message_id,
+    sessionId,
+  };
+  const claudeVersion = await ctx.runtime.version(definedEntries(ctx.baseEnv));
+  const turnId = randomUUID();
+  const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
+  const turnEnvFile = join(ctx.turnEnvDir, `${sessionId}.sh`);
+  const env = buildAgentEnv({
+    baseEnv: ctx.baseEnv,
+    ticlawkBinDir: ctx.ticlawkBinDir,
+    turn: {
+      ...turnEnvBase,
+      hostId: ctx.hostId,
+      target: context.wake.target,
+      turnId,
+      daemonUrl: ctx.daemonUrl(),
+      turnEnvFile,
+    },
+    extra,
+  });
+  // What changes per turn reaches `ticlawk` through the session's file as well, since a kept
+  // process keeps the environment of the turn that started it.
+  const perTurnVariables = [
+    ...PER_TURN_VARIABLES,
+    ...ctx.extensions.flatMap((extension) => extension.perTurnEnv ?? []),
+  ];
+  const turn: ClaudeCodeTurn = {
+    cwd: delivery.workspace_dir,
+    wakePrompt: context.wake.text,
+    standingPrompt: ctx.standingPrompt.text,
+    resumeRuntimeSessionId: resumeId,
+    resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
+    // Last: the daemon's own Claude config dir (never the operator's `~/.claude`, whose
+    // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status.
+    env: { ...env, CLAUDE_CONFIG_DIR: ctx.claudeConfigDir, ...HERMETIC_CLAUDE_ENV },
+    perTurnVariables,
+    sessionKey: sessionId,
+    instructionFiles,
+  };
+  // The turn's row, then `turn.started`. A turn in the conversation's kept process gets its
+  // row together with how its process started, once that is known (one statement); a turn that
+  // needs a new process gets it before anything is started for it, so that a dead daemon's
+  // processes are found by the turn ids stored in its rows. Either way the row and its process
+  // marker are stored before the message is sent.
+  const row: { stored: boolean } = { stored: false };
+  const storeTurnRow = async (process: TurnProcess | null): Promise<void> => {
+    await startTurn(
+      ctx.db,
+      {
+        id: turnId,
+        deliveryId: delivery.id,
+        sessionId,
+        agentId: delivery.agent_id,
+        conversationId: delivery.conversation_id,
+        attempt: delivery.attempts,
+        resumedRuntimeSessionId: resumeId,
+        claudeVersion,
+      },
+      process,
+    );
+    row.stored = true;
     ctx.events.publish({
-      type: "turn.failed",
+      type: "turn.started",
       turnId,
       deliveryId: delivery.id,
       agentId: delivery.agent_id,
       conversationId: delivery.conversation_id,
       sessionId,
-      reason: unknownSession ? "unknown_session" : failure.reason,
-      retrying,
+      attempt: delivery.attempts,
+      resumed: resumeId !== null,
     });
-    log.warn(
-      { turnId, sessionId, reason: failure.reason, unknownSession, retrying },
-      "turn failed",
-    );
-    if (unknownSession) {
-      if (await invalidateSession(ctx.db, sessionId, "unknown_session")) {
-        ctx.events.publish({
-          type: "session.invalidated",
-          sessionId,
-          agentId: delivery.agent_id,
-          conversationId: delivery.conversation_id,
-          reason: "unknown_session",
-        });
-      }
-    }
-    if (retrying) continue;
-    await fail(ctx, delivery, failure.reason, failure.message);
-    return;
-  }
+  };
+  return {
+    scope,
+    sessionId,
+    turn,
+    turnId,
+    claudeVersion,
+    key: sessionId,
+    point: resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
+    sessionKey: sessionId,
+    previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
+    cold: ctx.runtime.coldStart(turn, ctx.watchdog),
+    digest: () => ctx.runtime.digest(turn),
+    // The turn's own id reaches the processes `ticlawk` starts (from the turn's env file).
+    watchdog: ctx.watchdog,
+    // Written while the process is taken or started: it must be in place before the message.
+    whileTaking: () =>
+      writeTurnEnvFile(
+        turnEnvFile,
+        Object.fromEntries(
+          perTurnVariables.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
+        ),
+      ),
+    beforeColdStart: () => storeTurnRow(null),
+    recordProcess: async (taken) => {
+      const info = { kind: taken.kind, coldReason: taken.coldReason, marker: taken.marker };
+      await (row.stored ? recordTurnProcess(ctx.db, turnId, info) : storeTurnRow(info));
+      ctx.events.publish({
+        type: "turn.process",
+        turnId,
+        deliveryId: delivery.id,
+        agentId: delivery.agent_id,
+        sessionId,
+        process: taken.kind,
+        coldReason: taken.coldReason,
+      });
+    },
+  };
 }
 
-/**
- * Finds or starts the session this turn runs in, invalidating a stale one. No transaction
- * is needed: only this turn runs in the conversation (the scheduler's guarantee), and the
- * database allows one live session per conversation. Stopped between invalidating and
- * creating, the next turn finds no live session and starts one.
- */
-async function prepareSession(
+/** A failed turn's row and event (`retrying`: the unknown-session restart follows). */
+async function recordFailedTurn(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  live: LiveSession | null,
-): Promise<{ readonly scope: SessionScope; readonly sessionId: string }> {
-  const scope = resolveSessionScope(live, ctx.standingPrompt.version);
-  if (scope.kind === "resume") return { scope, sessionId: scope.sessionId };
-  if (scope.invalidate !== null) {
-    await invalidateSession(ctx.db, scope.invalidate.sessionId, scope.invalidate.reason);
-    ctx.events.publish({
-      type: "session.invalidated",
-      sessionId: scope.invalidate.sessionId,
-      agentId: delivery.agent_id,
-      conversationId: delivery.conversation_id,
-      reason: scope.invalidate.reason,
-    });
-  }
-  const sessionId =
-    scope.reuseSessionId ??
-    (await createSession(ctx.db, {
-      agentId: delivery.agent_id,
-      conversationId: delivery.conversation_id,
-      runtime: delivery.runtime,
-      standingPromptVersion: ctx.standingPrompt.version,
-    }));
-  return { scope, sessionId };
+  log: Logger,
+  attempt: DeliveryAttempt,
+  failure: ClaudeTurnFailure,
+  unknownSession: boolean,
+): Promise<void> {
+  const { turnId, sessionId } = attempt;
+  const reason = unknownSession ? "unknown_session" : failure.reason;
+  await finishTurn(ctx.db, turnId, {
+    ok: false,
+    runtimeSessionId: failure.sessionId,
+    failureReason: reason,
+    failureMessage: failure.message,
+    exitCode: failure.exitCode,
+    costUsd: null,
+    cumulativeCostUsd: failure.totalCostUsd,
+    usage: failure.usage,
+    events: [],
+  });
+  ctx.events.publish({
+    type: "turn.failed",
+    turnId,
+    deliveryId: delivery.id,
+    agentId: delivery.agent_id,
+    conversationId: delivery.conversation_id,
+    sessionId,
+    reason,
+    retrying: unknownSession,
+  });
+  log.warn(
+    { turnId, sessionId, reason: failure.reason, unknownSession, retrying: unknownSession },
+    "turn failed",
+  );
 }
 
 async function recordSuccess(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  scope: SessionScope,
-  sessionId: string,
-  turnId: string,
-  claudeVersion: string | null,
+  { scope, sessionId, turnId, claudeVersion }: DeliveryAttempt,
   { result, costUsd }: Extract<TurnOutcome, { kind: "succeeded" }>,
+  transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
   const patch = sessionPatchAfterTurn(scope, {
     ok: true,
@@ -348,12 +403,6 @@ async function recordSuccess(
     lastMessageId: result.lastMessageId,
     cumulativeCostUsd: result.totalCostUsd,
   });
-  const transcript = await transcriptAfterTurn(
-    ctx.db,
-    ctx.claudeConfigDir,
-    sessionId,
-    result.sessionId,
-  );
   await recordTurnSuccess(ctx.db, {
     turnId,
     sessionId,
@@ -362,6 +411,7 @@ async function recordSuccess(
     runtimeSessionId: result.sessionId,
     costUsd,
     cumulativeCostUsd: result.totalCostUsd,
+    usage: result.usage,
     sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
     resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,
@@ -409,38 +459,6 @@ async function fail(
   }
 }
 
-/**
- * The isolation check before a turn (`guardWorkspace` of @talkide/turn-engine). A breach fails
- * the delivery with `workspace_not_isolated`, naming the file, and nothing is spawned;
- * instruction files inside the workspace (the daemon writes none there) are reported as a
- * `workspace.instructions` event.
- */
-async function workspaceStandsAlone(
-  ctx: TurnContext,
-  delivery: ClaimedDelivery,
-  inspected: Promise<readonly string[]> | undefined,
-): Promise<readonly string[] | null> {
-  const guarded = await guardWorkspace({
-    workspaceDir: delivery.workspace_dir,
-    claudeConfigDir: ctx.claudeConfigDir,
-    ...(inspected === undefined ? {} : { inspected }),
-  });
-  if (!guarded.ok) {
-    await fail(ctx, delivery, guarded.code, guarded.message);
-    return null;
-  }
-  const files = guarded.instructionFiles;
-  if (files.length > 0) {
-    ctx.events.publish({
-      type: "workspace.instructions",
-      deliveryId: delivery.id,
-      agentId: delivery.agent_id,
-      files,
-    });
-  }
-  return files;
-}
-
 async function extensionEnv(
   ctx: TurnContext,
   turn: Parameters<NonNullable<DaemonExtension["childEnv"]>>[0],
@@ -452,6 +470,21 @@ async function extensionEnv(
   return merged;
 }
 
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason));
+/** Where a turn's events go: the daemon's bus. */
+type Bus = Pick<EventBus, "publish">;
+
+/** Bus events held back until released (the pipeline's holder; the daemon's turns use none). */
+class HeldBus {
+  private readonly held: DaemonEvent[] = [];
+  private target: Bus | null = null;
+
+  publish(event: DaemonEvent): void {
+    if (this.target === null) this.held.push(event);
+    else this.target.publish(event);
+  }
+
+  releaseTo(target: Bus): void {
+    this.target = target;
+    for (const event of this.held.splice(0)) target.publish(event);
+  }
 }

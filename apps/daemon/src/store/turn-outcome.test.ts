@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { cacheReuse, wholeTurnTranscript, type TokenUsage } from "@talkide/claude-cli";
 import { materialiseTranscript } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
@@ -50,6 +51,7 @@ async function succeed(
   conversationId: string,
   runtimeSessionId: string,
   content: string,
+  usage: TokenUsage | null = null,
 ): Promise<{ readonly turnId: string; readonly deliveryId: string }> {
   const stored = await insertDelivery(db, {
     agentId: "ava",
@@ -84,11 +86,12 @@ async function succeed(
     runtimeSessionId,
     costUsd: null,
     cumulativeCostUsd: null,
+    usage,
     sessionCumulativeCostUsd: null,
     resumeAtMessageId: `msg-${turnId}`,
     events: [{ type: "result" }],
     agentMeta: { lastTurnAt: new Date().toISOString() },
-    transcript: { sessionId: runtimeSessionId, projectDir: "-ws", content },
+    transcript: wholeTurnTranscript({ sessionId: runtimeSessionId, projectDir: "-ws", content }),
   });
   return { turnId, deliveryId };
 }
@@ -206,5 +209,36 @@ describe("recordTurnSuccess and the stored transcript", () => {
     await succeed(sessionId, "c-new-runtime", second, "a\nb\n");
     expect(await parts(sessionId)).toBe(0);
     expect(await materialised(sessionId, second)).toBe("a\nb\n");
+  });
+});
+
+describe("recordTurnSuccess and the turn's tokens", () => {
+  it("stores the turn's tokens and the session's reuse so far, across an append and a whole write", async () => {
+    const sessionId = await newSession("c-tokens");
+    const runtime = randomUUID();
+    const usage = (write: number, read: number): TokenUsage => ({
+      inputTokens: 10,
+      cacheCreationInputTokens: write,
+      cacheReadInputTokens: read,
+      outputTokens: 5,
+    });
+    const first = await succeed(sessionId, "c-tokens", runtime, "a\n", usage(1000, 0));
+    // A turn without figures carries none and leaves the running totals where they were.
+    const silent = await succeed(sessionId, "c-tokens", runtime, "a\nb\n", null);
+    const third = await succeed(sessionId, "c-tokens", runtime, "a\nb\nc\n", usage(100, 1000));
+    // Rewritten: stored whole, the totals go on.
+    const fourth = await succeed(sessionId, "c-tokens", runtime, "A\nb\nc\nd\n", usage(50, 1100));
+    // As the daemon's read API shows them.
+    const byId = new Map((await td.api.turns(`&sessionId=${sessionId}`)).map((t) => [t.id, t]));
+    const seen = [first, silent, third, fourth].map(({ turnId }) => {
+      const turn = byId.get(turnId);
+      return [turn?.usage, turn?.sessionCacheReuse];
+    });
+    expect(seen).toEqual([
+      [usage(1000, 0), 0],
+      [null, null],
+      [usage(100, 1000), cacheReuse(1000, 1010 + 1110)],
+      [usage(50, 1100), cacheReuse(2100, 1010 + 1110 + 1160)],
+    ]);
   });
 });

@@ -1,6 +1,11 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
-import { type RuntimeTranscript, TranscriptLedger } from "@talkide/claude-cli";
+import {
+  allInputTokens,
+  type TokenUsage,
+  TranscriptLedger,
+  type TurnTranscript,
+} from "@talkide/claude-cli";
 
 export interface TurnSuccess {
   readonly turnId: string;
@@ -10,6 +15,8 @@ export interface TurnSuccess {
   readonly runtimeSessionId: string;
   readonly costUsd: number | null;
   readonly cumulativeCostUsd: number | null;
+  /** The turn's tokens as the runtime reported them (null: none). */
+  readonly usage: TokenUsage | null;
   /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
   readonly sessionCumulativeCostUsd: number | null;
   /** The turn's last message: where the session's next turn resumes. */
@@ -17,7 +24,7 @@ export interface TurnSuccess {
   readonly events: readonly unknown[];
   readonly agentMeta: AgentRuntimeMeta;
   /** The runtime's transcript after this turn, stored for whichever daemon resumes next. */
-  readonly transcript: RuntimeTranscript | null;
+  readonly transcript: TurnTranscript | null;
 }
 
 /**
@@ -52,6 +59,8 @@ export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promi
  * none), so a statement can make all of them depend on one condition.
  */
 function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  const usage = input.usage;
+  const totals = sessionTotals(input, usage);
   return sql`
     finished_turn as (
       update turns
@@ -59,6 +68,12 @@ function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder
              failure_reason = null, failure_message = null, exit_code = 0,
              cost_usd = ${input.costUsd}::double precision,
              cumulative_cost_usd = ${input.cumulativeCostUsd}::double precision,
+             input_tokens = ${usage?.inputTokens ?? null}::int,
+             cache_creation_input_tokens = ${usage?.cacheCreationInputTokens ?? null}::int,
+             cache_read_input_tokens = ${usage?.cacheReadInputTokens ?? null}::int,
+             output_tokens = ${usage?.outputTokens ?? null}::int,
+             session_input_tokens = ${totals.input},
+             session_cache_read_tokens = ${totals.cacheRead},
              events = ${JSON.stringify(input.events)}::jsonb, finished_at = now()
        where id = ${input.turnId} and state = 'running' ${when}
       returning id),
@@ -82,9 +97,31 @@ function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder
       returning id)`;
 }
 
+/**
+ * The session's running token totals with this turn: the latest earlier turn of the session
+ * that carries them (one step back along turns_by_session, whatever the session's length),
+ * plus this turn's; a session's turns from before migration 0006 count as none. Null when the
+ * turn reported no tokens.
+ */
+function sessionTotals(
+  input: TurnSuccess,
+  usage: TokenUsage | null,
+): { readonly input: RawBuilder<unknown>; readonly cacheRead: RawBuilder<unknown> } {
+  if (usage === null) return { input: sql`null`, cacheRead: sql`null` };
+  const previous = (column: "session_input_tokens" | "session_cache_read_tokens") =>
+    sql`coalesce((select p.${sql.ref(column)} from turns p
+                   where p.session_id = ${input.sessionId} and p.id <> ${input.turnId}
+                     and p.${sql.ref(column)} is not null
+                   order by p.started_at desc limit 1), 0)`;
+  return {
+    input: sql`${previous("session_input_tokens")} + ${allInputTokens(usage)}::bigint`,
+    cacheRead: sql`${previous("session_cache_read_tokens")} + ${usage.cacheReadInputTokens}::bigint`,
+  };
+}
+
 /** The full statement: the transcript (when there is one) replaces the stored one and its parts. */
 async function recordWhole(db: DaemonDb, input: TurnSuccess): Promise<void> {
-  const content = input.transcript?.content ?? null;
+  const content = input.transcript?.whole().content ?? null;
   await sql`
     with ${successSteps(input, sql``)},
     stored_transcript as (

@@ -1,3 +1,5 @@
+import type { TokenUsage } from "@talkide/claude-cli";
+import { usageColumns } from "@talkide/turn-engine";
 import type { DaemonDb, TurnRow } from "../db/schema.ts";
 
 /** How a turn's process started (see migration 0004). */
@@ -74,6 +76,8 @@ export interface TurnOutcome {
   readonly exitCode: number | null;
   readonly costUsd: number | null;
   readonly cumulativeCostUsd: number | null;
+  /** The tokens the runtime reported for the turn (a failed one too, when it reported a result). */
+  readonly usage: TokenUsage | null;
   readonly events: readonly unknown[];
 }
 
@@ -89,6 +93,7 @@ export async function finishTurn(db: DaemonDb, id: string, outcome: TurnOutcome)
       exit_code: outcome.exitCode,
       cost_usd: outcome.costUsd,
       cumulative_cost_usd: outcome.cumulativeCostUsd,
+      ...usageColumns(outcome.usage),
       events: JSON.stringify(outcome.events),
       finished_at: new Date(),
     })

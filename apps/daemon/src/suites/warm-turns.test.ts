@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cacheReuse } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DaemonEvent } from "../events/bus.ts";
@@ -69,6 +70,26 @@ describe("warm turns in the daemon", () => {
     const second = await deliver(td);
     expect([first.turn?.process, first.turn?.coldReason]).toEqual(["cold", "new_session"]);
     expect([second.turn?.process, second.turn?.coldReason]).toEqual(["warm", null]);
+    // Each turn's tokens as the CLI reported them (the fake's caching figures: the first turn
+    // writes the 2,000-token prefix, the next reads it), and the session's reuse so far.
+    expect([first.turn?.usage, first.turn?.sessionCacheReuse]).toEqual([
+      {
+        inputTokens: 100,
+        cacheCreationInputTokens: 2000,
+        cacheReadInputTokens: 0,
+        outputTokens: 10,
+      },
+      0,
+    ]);
+    expect([second.turn?.usage, second.turn?.sessionCacheReuse]).toEqual([
+      {
+        inputTokens: 100,
+        cacheCreationInputTokens: 200,
+        cacheReadInputTokens: 2000,
+        outputTokens: 10,
+      },
+      cacheReuse(2000, 2100 + 2300),
+    ]);
     const recorded = await records();
     expect(recorded).toHaveLength(2);
     expect(recorded[1]?.pid).toBe(recorded[0]?.pid);

@@ -200,15 +200,28 @@ function saveSession(stateDir: string | undefined, session: SessionState): void 
   renameSync(temp, file);
 }
 
-function usage(inputTokens: number, outputTokens: number): Record<string, unknown> {
+function usage(
+  inputTokens: number,
+  outputTokens: number,
+  cache: { readonly write: number; readonly read: number } = { write: 0, read: 0 },
+): Record<string, unknown> {
   return {
     input_tokens: inputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: cache.write,
+    cache_read_input_tokens: cache.read,
     output_tokens: outputTokens,
     server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
     service_tier: "standard",
   };
+}
+
+/**
+ * A caching API's figures for the session's nth turn, fixed so tests can assert them: the
+ * first turn writes the 2,000-token prefix, every later one reads what the earlier turns wrote
+ * and writes its own 200 new tokens.
+ */
+function sessionCache(turn: number): { readonly write: number; readonly read: number } {
+  return turn <= 1 ? { write: 2000, read: 0 } : { write: 200, read: 2000 + 200 * (turn - 2) };
 }
 
 function initEvent(sessionId: string, args: ParsedArgs): Record<string, unknown> {
@@ -261,6 +274,8 @@ function resultEvent(fields: {
   numTurns: number;
   startedAt: number;
   apiErrorStatus?: number;
+  /** The session's turn this result ends (1 for its first): what the prompt cache held. */
+  sessionTurn?: number;
 }): Record<string, unknown> {
   const duration = Date.now() - fields.startedAt;
   return {
@@ -274,7 +289,8 @@ function resultEvent(fields: {
     stop_reason: fields.numTurns === 0 ? null : "end_turn",
     session_id: fields.sessionId,
     total_cost_usd: fields.totalCostUsd,
-    usage: usage(fields.numTurns === 0 ? 0 : 100, fields.numTurns === 0 ? 0 : 10),
+    usage:
+      fields.numTurns === 0 ? usage(0, 0) : usage(100, 10, sessionCache(fields.sessionTurn ?? 1)),
     modelUsage: {},
     permission_denials: [],
     ...(fields.errors === undefined ? {} : { errors: fields.errors }),
@@ -496,6 +512,7 @@ async function answer(
       result: replyText,
       numTurns: 1,
       startedAt,
+      sessionTurn: session.turns,
     }),
   );
   const lingerMs = numberFromEnv("FAKE_CLAUDE_LINGER_MS", 0);

@@ -206,4 +206,63 @@ describe("startFakeMessagesApi", () => {
     expect(second).toMatchObject({ method: "GET", path: "/health", body: null, bodyBytes: 0 });
     expect(fake.messageRequests()).toEqual([first]);
   });
+
+  it("reports the prompt cache's figures in message_start and message_delta, shared across requests", async () => {
+    let now = 0;
+    const fake = await start({ clock: () => now });
+    const cached = {
+      ...REQUEST,
+      stream: true,
+      system: [{ type: "text", text: "x".repeat(5000), cache_control: { type: "ephemeral" } }],
+    };
+    const usageOf = async (body: unknown) => {
+      const frames = parseSse(await (await post(fake.url, "/v1/messages", body)).text());
+      const opening = frames[0]?.data["message"] as { usage: Record<string, unknown> };
+      const delta = frames.find((f) => f.event === "message_delta")?.data["usage"];
+      return { start: opening.usage, delta: delta as Record<string, unknown> };
+    };
+    const first = await usageOf(cached);
+    expect(first.start).toMatchObject({
+      input_tokens: 1, // "Hi", after the breakpoint
+      cache_creation_input_tokens: 1389, // ceil(5000 / 3.6)
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 1389, ephemeral_1h_input_tokens: 0 },
+    });
+    expect(first.delta).toMatchObject({
+      input_tokens: 1,
+      cache_creation_input_tokens: 1389,
+      cache_read_input_tokens: 0,
+    });
+    now += 5 * 60_000 - 1;
+    const second = await usageOf(cached);
+    expect(second.start).toMatchObject({
+      cache_read_input_tokens: 1389,
+      cache_creation_input_tokens: 0,
+    });
+    now += 5 * 60_000;
+    const third = await usageOf(cached);
+    expect(third.start).toMatchObject({
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 1389,
+    });
+    expect(
+      fake.cacheLedger().map((e) => [e.requestIndex, e.at, e.read, e.write5m, e.uncached]),
+    ).toEqual([
+      [0, 0, 0, 1389, 1],
+      [1, 299_999, 1389, 0, 1],
+      [2, 599_999, 0, 1389, 1],
+    ]);
+  });
+
+  it("refuses five breakpoints as the API does and leaves them out of the ledger", async () => {
+    const fake = await start();
+    const text = { type: "text", text: "a", cache_control: { type: "ephemeral" } };
+    const response = await post(fake.url, "/v1/messages", {
+      ...REQUEST,
+      messages: [{ role: "user", content: [text, text, text, text, text] }],
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { type: "invalid_request_error" } });
+    expect(fake.cacheLedger()).toEqual([]);
+  });
 });

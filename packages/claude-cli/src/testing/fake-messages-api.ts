@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  estimateBlockTokens,
+  PromptCache,
+  PromptCacheRequestError,
+  type PromptCacheLedgerEntry,
+} from "./prompt-cache.ts";
 
 /** One HTTP request the fake API received, as the test sees it. */
 export interface RecordedRequest {
@@ -53,6 +59,13 @@ export interface FakeMessagesApiOptions {
   readonly reply?: FakeReply | FakeReplyFunction;
   /** Model id reported in responses when the request names none. */
   readonly model?: string;
+  /**
+   * The prompt cache's clock in ms (default `Date.now`): a benchmark passes its own to
+   * simulate people's pauses between turns without waiting.
+   */
+  readonly clock?: () => number;
+  /** Overrides the per-model minimum cacheable prompt length (`minimumCacheableTokens`). */
+  readonly minimumCacheableTokens?: number;
 }
 
 export interface FakeMessagesApi {
@@ -62,6 +75,11 @@ export interface FakeMessagesApi {
   readonly requests: RecordedRequest[];
   /** Only the `POST /v1/messages` requests (the model calls). */
   messageRequests(): RecordedRequest[];
+  /**
+   * How the provider's prompt cache accounted each answered message request, in order (the
+   * figures its `usage` reported, and the ideal). Refused requests are not in it.
+   */
+  cacheLedger(): readonly PromptCacheLedgerEntry[];
   /** Replace the reply used for the following requests. */
   setReply(reply: FakeReply | FakeReplyFunction): void;
   close(): Promise<void>;
@@ -83,6 +101,12 @@ export async function startFakeMessagesApi(
   const requests: RecordedRequest[] = [];
   let reply: FakeReply | FakeReplyFunction = options.reply ?? { text: DEFAULT_FAKE_REPLY_TEXT };
   let messageCounter = 0;
+  const cache = new PromptCache({
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.minimumCacheableTokens === undefined
+      ? {}
+      : { minimumCacheableTokens: options.minimumCacheableTokens }),
+  });
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -110,7 +134,7 @@ export async function startFakeMessagesApi(
     requests.push(recorded);
 
     if (recorded.method === "POST" && recorded.path === "/v1/messages/count_tokens") {
-      sendJson(res, 200, { input_tokens: estimateTokens(rawBody) });
+      sendJson(res, 200, { input_tokens: cache.countTokens(recorded.body) });
       return;
     }
     if (recorded.method === "POST" && recorded.path === "/v1/messages") {
@@ -119,8 +143,16 @@ export async function startFakeMessagesApi(
         sendError(res, chosen.error.status, chosen.error.type, chosen.error.message);
         return;
       }
+      let accounted: PromptCacheLedgerEntry;
+      try {
+        accounted = cache.account(recorded.index, recorded.body);
+      } catch (error) {
+        if (!(error instanceof PromptCacheRequestError)) throw error;
+        sendError(res, 400, "invalid_request_error", error.message);
+        return;
+      }
       messageCounter += 1;
-      const message = buildMessage(chosen, recorded, options.model, messageCounter);
+      const message = buildMessage(chosen, recorded, options.model, messageCounter, accounted);
       if (isStreamingRequest(recorded.body)) {
         writeSse(res, message);
       } else {
@@ -144,6 +176,7 @@ export async function startFakeMessagesApi(
     url: `http://127.0.0.1:${port}`,
     requests,
     messageRequests: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
+    cacheLedger: () => cache.ledger(),
     setReply(next) {
       reply = next;
     },
@@ -170,6 +203,7 @@ interface ApiMessage {
     input_tokens: number;
     cache_creation_input_tokens: number;
     cache_read_input_tokens: number;
+    cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
     output_tokens: number;
     service_tier: "standard";
   };
@@ -180,6 +214,7 @@ function buildMessage(
   request: RecordedRequest,
   defaultModel: string | undefined,
   counter: number,
+  cache: PromptCacheLedgerEntry,
 ): ApiMessage {
   const content: FakeContentBlock[] =
     "text" in reply ? [{ type: "text", text: reply.text }] : [...reply.content];
@@ -197,10 +232,14 @@ function buildMessage(
     stop_reason: stopReason,
     stop_sequence: null,
     usage: {
-      input_tokens: estimateTokens(request.rawBody),
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      output_tokens: estimateTokens(JSON.stringify(content)),
+      input_tokens: cache.uncached,
+      cache_creation_input_tokens: cache.write5m + cache.write1h,
+      cache_read_input_tokens: cache.read,
+      cache_creation: {
+        ephemeral_5m_input_tokens: cache.write5m,
+        ephemeral_1h_input_tokens: cache.write1h,
+      },
+      output_tokens: estimateBlockTokens(JSON.stringify(content)),
       service_tier: "standard",
     },
   };
@@ -264,7 +303,13 @@ function writeSse(res: ServerResponse, message: ApiMessage): void {
   send("message_delta", {
     type: "message_delta",
     delta: { stop_reason: message.stop_reason, stop_sequence: null },
-    usage: { output_tokens: message.usage.output_tokens },
+    // As the API does now: the final usage repeats the input figures beside the output.
+    usage: {
+      input_tokens: message.usage.input_tokens,
+      cache_creation_input_tokens: message.usage.cache_creation_input_tokens,
+      cache_read_input_tokens: message.usage.cache_read_input_tokens,
+      output_tokens: message.usage.output_tokens,
+    },
   });
   send("message_stop", { type: "message_stop" });
   res.end();
@@ -287,11 +332,6 @@ function readModel(body: unknown): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const model = (body as { model?: unknown }).model;
   return typeof model === "string" ? model : undefined;
-}
-
-/** A stable stand-in for token counting: one token per four bytes, at least one. */
-function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(Buffer.byteLength(text, "utf8") / 4));
 }
 
 function redactHeaders(req: IncomingMessage): Record<string, string> {

@@ -10,6 +10,17 @@ export {
   type FakeReplyFunction,
   type RecordedRequest,
 } from "./fake-messages-api.ts";
+export {
+  billedInputTokens,
+  estimateBlockTokens,
+  idealBilledInputTokens,
+  minimumCacheableTokens,
+  type CacheBreakpoint,
+  type CacheFigures,
+  type CacheTtl,
+  type PromptCacheLedgerEntry,
+  type PromptSection,
+} from "./prompt-cache.ts";
 export { readFakeClaudeRecords, type FakeClaudeRecord } from "./fake-claude-records.ts";
 export {
   REAL_CLAUDE_PATH,
@@ -48,3 +59,11 @@ export {
 } from "./wire-manifest.ts";
 export { processesWithMarker, watchdogOf } from "./processes.ts";
 export { runOneTurn, type OneTurnOptions } from "./one-turn.ts";
+export {
+  CACHE_ANCHORS,
+  costTable,
+  stepCost,
+  totalRatio,
+  type CostStep,
+  type StepCost,
+} from "./cache-cost-report.ts";

@@ -1,6 +1,6 @@
 // The talkide-conformance bin as a user runs it: exit codes, JSON lines, human report.
 
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -9,6 +9,8 @@ import { FAKE_IMPLEMENTATION, makeShoutPackage } from "../test-support/shout-pac
 
 const BIN = fileURLToPath(new URL("./conformance.ts", import.meta.url));
 const root = makeShoutPackage();
+/** The fake implementation appends the pid of every process it runs as. */
+const pidLog = path.join(root, "pids.log");
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
@@ -19,7 +21,7 @@ async function conformance(
   const result = await execa(
     process.execPath,
     ["--conditions=@talkide/source", BIN, "--root", root, ...args],
-    { reject: false },
+    { reject: false, env: { FAKE_PID_LOG: pidLog } },
   );
   return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
@@ -121,6 +123,27 @@ describe("talkide-conformance", () => {
     expect(line.status).toBe("error");
     expect(line.outputs[0]?.exitCode).toBe(1);
     expect(line.outputs[0]?.stderr).toContain("crashed on purpose");
+  });
+
+  it("offers a session by default and starts a process per case with --per-case", async () => {
+    const processes = async (...options: string[]): Promise<number> => {
+      writeFileSync(pidLog, "");
+      const run = await conformance(
+        "--suite",
+        "shout",
+        "--jobs",
+        "1",
+        ...options,
+        "--",
+        process.execPath,
+        FAKE_IMPLEMENTATION,
+        "correct",
+      );
+      expect(run.exitCode, run.stdout).toBe(0);
+      return new Set(readFileSync(pidLog, "utf8").split("\n").filter(Boolean)).size;
+    };
+    expect(await processes()).toBe(1);
+    expect(await processes("--per-case")).toBe(3);
   });
 
   it("exits 2 when the run cannot be set up", async () => {

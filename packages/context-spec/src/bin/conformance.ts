@@ -34,6 +34,7 @@ interface Options {
   timeout: number;
   knownFailures?: string;
   jobs?: number;
+  perCase?: boolean;
   json?: boolean;
   root?: string;
 }
@@ -58,6 +59,10 @@ const program = new Command()
     "file of <suite>/<case-id> lines expected not to pass; one that passes fails the run",
   )
   .option("--jobs <n>", "cases run at the same time (default: up to 4)", positiveInteger)
+  .option(
+    "--per-case",
+    "start the command once per case and output, even if it speaks the session mode",
+  )
   .option("--json", "one JSON object per case on stdout instead of the human report")
   .option("--root <dir>", "package root holding cases/ (default: this package)")
   .argument(
@@ -80,6 +85,7 @@ const program = new Command()
         ? {}
         : { knownFailures: readKnownFailures(options.knownFailures) }),
       ...(options.jobs === undefined ? {} : { jobs: options.jobs }),
+      perCase: options.perCase === true,
       ...(options.root === undefined ? {} : { root: options.root }),
     });
     for (const result of report.results) {

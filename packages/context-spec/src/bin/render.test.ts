@@ -1,6 +1,8 @@
 // The reference interpreter, as a runner-protocol command, passes every CLAUDE.md case
 // (single and split) through the conformance runner: the same path a renderer in any
-// runtime takes.
+// runtime takes. The single-file suite runs in a session (one process per worker); the split
+// suite runs per case (a process per case and output), so both ways of the protocol stay
+// proved with a real implementation.
 
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -9,14 +11,17 @@ import { runConformance } from "../runner/runner.ts";
 const RENDER = fileURLToPath(new URL("./render.ts", import.meta.url));
 
 describe("talkide-spec-render through the conformance runner", () => {
-  it.each(["claude-md", "claude-md-split"])(
-    "passes every case of %s",
-    async (suite) => {
+  it.each([
+    ["claude-md", "in a session", false],
+    ["claude-md-split", "per case", true],
+  ])(
+    "passes every case of %s (%s)",
+    async (suite, _how, perCase) => {
       const report = await runConformance({
         suites: [suite],
         command: process.execPath,
         args: ["--conditions=@talkide/source", RENDER, "--suite", suite, "--output", "{output}"],
-        jobs: 4,
+        perCase,
       });
       expect(
         report.results

@@ -36,6 +36,8 @@ export function readAnswer(outcome: ProcessOutcome, timeoutMs: number): Protocol
       return broken(`crashed: killed by ${outcome.signal}`, outcome.stderr, null, outcome.signal);
     case "exited":
       return readExit(outcome);
+    case "session-broken":
+      return broken(`wrong session protocol: ${outcome.detail}`, outcome.stderr, null, null);
   }
 }
 

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { canonicalErrorLine, type SpecCase } from "../cases/scan.ts";
 import { sha256 } from "../cases/index-files.ts";
+import type { Driver } from "./drivers.ts";
 import { readAnswer, type ProtocolAnswer } from "./protocol.ts";
-import { runProcess } from "./spawn.ts";
 
 /** pass: right answer. fail: a wrong but well-formed answer. error: crash or broken protocol. */
 export type CaseStatus = "pass" | "fail" | "error" | "timeout";
@@ -54,6 +54,7 @@ export async function runCase(
   specCase: SpecCase,
   outputArgs: readonly string[],
   implementation: Implementation,
+  driver: Driver,
 ): Promise<OutputResult[]> {
   const { expectation } = specCase;
   if (expectation.kind === "incomplete") {
@@ -62,13 +63,7 @@ export async function runCase(
   const input = readFileSync(specCase.input);
   const results: OutputResult[] = [];
   for (const arg of outputArgs) {
-    const outcome = await runProcess({
-      command: implementation.command,
-      args: argumentsFor(implementation.args, arg),
-      input,
-      timeoutMs: implementation.timeoutMs,
-      cwd: implementation.cwd,
-    });
+    const outcome = await driver.answer({ args: argumentsFor(implementation.args, arg), input });
     const answer = readAnswer(outcome, implementation.timeoutMs);
     if (expectation.kind === "error") {
       results.push(judge(arg, { error: expectation.error }, answer));

@@ -1,5 +1,6 @@
 // The runner against real child processes: a fake implementation that answers right, wrong,
-// crashes, dies by a signal, breaks the protocol or hangs (with a grandchild).
+// crashes, dies by a signal, breaks the protocol or hangs (with a grandchild), driven both
+// per case and in a session (spec/runner-protocol.md).
 
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,10 +28,14 @@ async function run(
   return new Map(report.results.map((result) => [`${result.suite}/${result.id}`, result]));
 }
 
-describe("runConformance", () => {
+describe.each([
+  ["per case", true],
+  ["in a session", false],
+])("runConformance, %s", (_how, perCase) => {
   it("passes a correct implementation on every case and output", async () => {
     const report = await runConformance({
       root,
+      perCase,
       command: process.execPath,
       args: [FAKE_IMPLEMENTATION, "correct", "{output}"],
     });
@@ -47,7 +52,7 @@ describe("runConformance", () => {
   });
 
   it("reports wrong bytes as fail, with want/got sha256 and a diff that shows the white space", async () => {
-    const results = await run("wrong-bytes", { suites: ["shout"] });
+    const results = await run("wrong-bytes", { suites: ["shout"], perCase });
     const hello = results.get("shout/hello");
     expect(hello?.status).toBe("fail");
     expect(hello?.detail).toMatch(/^wrong bytes/u);
@@ -59,7 +64,7 @@ describe("runConformance", () => {
   });
 
   it("reports a wrong error code or path as fail", async () => {
-    const results = await run("wrong-error", { suites: ["shout"] });
+    const results = await run("wrong-error", { suites: ["shout"], perCase });
     expect(results.get("shout/bad-word")?.status).toBe("fail");
     expect(results.get("shout/bad-word")?.detail).toBe(
       'wrong error: want bad_input at "line[0]", got bad_input at "line[1]"',
@@ -68,11 +73,12 @@ describe("runConformance", () => {
 
   it.each([
     ["crash", /^crashed: exit code 1/u],
+    ["die", /^crashed: exit code 3/u],
     ["signal", /^crashed: killed by SIGKILL/u],
     ["protocol-stdout", /^wrong protocol: exit code 2 but 14 bytes on stdout/u],
     ["protocol-garbage", /^wrong protocol: stderr is not JSON/u],
   ])("reports %s as error, not as fail", async (mode, detail) => {
-    const results = await run(mode, { include: ["bad-word"] });
+    const results = await run(mode, { include: ["bad-word"], perCase });
     const result = results.get("shout/bad-word");
     expect(result?.status).toBe("error");
     expect(result?.detail).toMatch(detail);
@@ -82,6 +88,7 @@ describe("runConformance", () => {
   it("reports a command that cannot start as error", async () => {
     const report = await runConformance({
       root,
+      perCase,
       command: path.join(tmpdir(), "no-such-implementation"),
       suites: ["shout"],
       include: ["hello"],
@@ -94,7 +101,12 @@ describe("runConformance", () => {
     const pidFile = path.join(root, "grandchild.pid");
     process.env["FAKE_PID_FILE"] = pidFile;
     try {
-      const results = await run("hang", { suites: ["shout"], include: ["hello"], timeoutMs: 1500 });
+      const results = await run("hang", {
+        suites: ["shout"],
+        include: ["hello"],
+        timeoutMs: 1500,
+        perCase,
+      });
       expect(results.get("shout/hello")?.status).toBe("timeout");
     } finally {
       delete process.env["FAKE_PID_FILE"];
@@ -103,7 +115,9 @@ describe("runConformance", () => {
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await expect.poll(() => isAlive(grandchild), { timeout: 10_000 }).toBe(false);
   });
+});
 
+describe("runConformance", () => {
   it("selects cases with include and exclude globs, by case id or by suite/case-id", async () => {
     const ids = async (options: Partial<ConformanceOptions>): Promise<string[]> => [
       ...(await run("correct", options)).keys(),

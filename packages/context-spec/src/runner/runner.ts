@@ -6,6 +6,7 @@ import picomatch from "picomatch";
 import { loadCases, loadSuite, SpecDataError } from "../cases/load.ts";
 import { PACKAGE_ROOT } from "../cases/package-root.ts";
 import { listSuiteNames, type SpecCase } from "../cases/scan.ts";
+import { perCaseDriver, sessionDriver } from "./drivers.ts";
 import { runCase, worstStatus, type CaseStatus, type OutputResult } from "./run-case.ts";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -20,6 +21,11 @@ export interface ConformanceOptions {
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
   readonly timeoutMs?: number;
+  /**
+   * Start a process per case and output even when the implementation speaks the session mode
+   * (spec/runner-protocol.md#session-mode); by default the runner offers it a session.
+   */
+  readonly perCase?: boolean;
   /** Entries "<suite>/<case-id>" expected not to pass. */
   readonly knownFailures?: ReadonlySet<string>;
   readonly jobs?: number;
@@ -81,20 +87,27 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     cwd: options.cwd,
   };
-  const results = await mapWithConcurrency(
-    selected,
-    options.jobs ?? defaultJobs(),
-    async ({ specCase, outputArgs }) => {
-      const outputs = await runCase(specCase, outputArgs, implementation);
-      const result = summarize(
-        specCase,
-        outputs,
-        knownFailures.has(`${specCase.suite}/${specCase.id}`),
-      );
-      options.onResult?.(result);
-      return result;
-    },
-  );
+  const driver =
+    options.perCase === true ? perCaseDriver(implementation) : sessionDriver(implementation);
+  let results: CaseResult[];
+  try {
+    results = await mapWithConcurrency(
+      selected,
+      options.jobs ?? defaultJobs(),
+      async ({ specCase, outputArgs }) => {
+        const outputs = await runCase(specCase, outputArgs, implementation, driver);
+        const result = summarize(
+          specCase,
+          outputs,
+          knownFailures.has(`${specCase.suite}/${specCase.id}`),
+        );
+        options.onResult?.(result);
+        return result;
+      },
+    );
+  } finally {
+    await driver.close();
+  }
   const count = (predicate: (result: CaseResult) => boolean): number =>
     results.filter(predicate).length;
   return {

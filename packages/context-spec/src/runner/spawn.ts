@@ -3,6 +3,7 @@
 // just the direct child.
 
 import { execa } from "execa";
+import { SESSION_ENV } from "../session/frames.ts";
 
 export type ProcessOutcome =
   | {
@@ -18,7 +19,9 @@ export type ProcessOutcome =
       readonly stderr: string;
     }
   | { readonly kind: "timeout"; readonly stderr: string }
-  | { readonly kind: "spawn-failed"; readonly message: string };
+  | { readonly kind: "spawn-failed"; readonly message: string }
+  /** Only in session mode: an answer frame that breaks the session's framing. */
+  | { readonly kind: "session-broken"; readonly detail: string; readonly stderr: string };
 
 export interface ProcessRequest {
   readonly command: string;
@@ -29,7 +32,13 @@ export interface ProcessRequest {
 }
 
 export async function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
+  // A per-case run never offers a session, not even one the runner's own environment names.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== SESSION_ENV),
+  );
   const child = execa(request.command, [...request.args], {
+    env,
+    extendEnv: false,
     input: request.input,
     encoding: "buffer",
     reject: false,
@@ -60,7 +69,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
   };
 }
 
-function killProcessGroup(pid: number | undefined): void {
+export function killProcessGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
     // A negative pid addresses the whole process group that `detached` created.

@@ -1,7 +1,7 @@
 // A throw-away package root with two tiny suites for testing the runner and the case tooling
 // against real child processes, independent of the real spec cases.
 
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +18,38 @@ function writeCase(root: string, suite: string, id: string, files: CaseFiles): v
   const dir = path.join(root, "cases", suite, id);
   mkdirSync(dir, { recursive: true });
   for (const [file, content] of Object.entries(files)) writeFileSync(path.join(dir, file), content);
+}
+
+/** A case of a generated one-output shout suite: its input and the expected bytes or error. */
+export interface ShoutCase {
+  readonly id: string;
+  readonly input: string;
+  readonly expected: string | { readonly code: string; readonly path: string };
+}
+
+/** Adds (or replaces) a one-output suite `name` holding exactly `cases` under `root`. */
+export function writeShoutSuite(root: string, name: string, cases: readonly ShoutCase[]): void {
+  const dir = path.join(root, "cases", name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, "suite.json"),
+    JSON.stringify({
+      title: "Shout, generated",
+      spec: "spec/shout.md",
+      input: "input.txt",
+      outputs: [{ arg: "", expected: "expected.txt" }],
+    }),
+  );
+  for (const { id, input, expected } of cases) {
+    writeCase(root, name, id, {
+      "description.txt": "Generated.\n",
+      "input.txt": input,
+      ...(typeof expected === "string"
+        ? { "expected.txt": expected }
+        : { "expected-error.json": `${JSON.stringify(expected)}\n` }),
+    });
+  }
 }
 
 /** Creates the package root; returns its path. */

@@ -2,9 +2,12 @@
  * The runner protocol shared by every suite of `packages/context-spec`: read one input
  * document on standard input; on success write the exact output bytes to standard output and
  * exit 0; on invalid input write nothing to standard output, one line of JSON
- * `{"code":"...","path":"..."}` to standard error, and exit 2.
+ * `{"code":"...","path":"..."}` to standard error, and exit 2. Offered a session by the
+ * conformance runner (the protocol's session mode), a bin answers every input the runner
+ * sends in one process, each exactly as a per-case run would have.
  */
-import { text } from "node:stream/consumers";
+import { buffer } from "node:stream/consumers";
+import { serveSession, sessionRequested, type SessionAnswer } from "@talkide/context-spec/session";
 import { DeliveryError } from "../wake/delivery.ts";
 import { PromptParameterError } from "../text/parameters.ts";
 
@@ -37,19 +40,27 @@ function isProtocolError(error: unknown): error is { code: string; path: string 
   );
 }
 
-/** Runs one protocol step: stdin → `produce` → stdout, or the error line on stderr. */
-export async function runProtocol(produce: (input: unknown) => string): Promise<void> {
-  const source = await text(process.stdin);
-  let output: string;
+/** One protocol step: input bytes → `produce` → the output, or the error line. */
+function answer(input: Uint8Array, produce: (input: unknown) => string): SessionAnswer {
   try {
-    output = produce(parseJson(source));
+    return { exitCode: 0, stdout: produce(parseJson(new TextDecoder().decode(input))), stderr: "" };
   } catch (error) {
     if (!isProtocolError(error)) throw error;
-    process.stderr.write(`${JSON.stringify({ code: error.code, path: error.path })}\n`);
-    process.exitCode = 2;
+    const line = `${JSON.stringify({ code: error.code, path: error.path })}\n`;
+    return { exitCode: 2, stdout: "", stderr: line };
+  }
+}
+
+/** Runs the protocol: stdin → `produce` → stdout, or the error line on stderr (per case or in a session). */
+export async function runProtocol(produce: (input: unknown) => string): Promise<void> {
+  if (sessionRequested()) {
+    await serveSession((input) => answer(input, produce));
     return;
   }
-  process.stdout.write(output);
+  const { exitCode, stdout, stderr } = answer(await buffer(process.stdin), produce);
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
+  process.exitCode = exitCode;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

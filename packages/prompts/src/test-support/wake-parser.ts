@@ -100,6 +100,8 @@ export function parseWakePrompt(text: string): ParsedWakePrompt {
   const all = text.slice(0, -1).split("\n");
   const ownLines = all.filter((line) => !line.startsWith(">"));
   const lines = new Lines(all);
+  lines.expect("New message received:");
+  lines.expect("");
   let charter: string[] | null = null;
   if (lines.peek() === "[charter]") {
     lines.take();
@@ -118,8 +120,6 @@ export function parseWakePrompt(text: string): ParsedWakePrompt {
     lines.expect("");
     quote = { head, snippet, fetch };
   }
-  lines.expect("New message received:");
-  lines.expect("");
   const e = match(ENVELOPE, lines.take());
   const envelope: ParsedEnvelope = {
     target: e[1] ?? "",

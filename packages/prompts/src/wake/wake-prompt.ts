@@ -2,9 +2,9 @@
  * The wake prompt: what the agent reads as the user turn for one inbound message. Layout,
  * each part separated by one blank line and the whole ending in one `\n`:
  *
+ *     New message received:               (always first: see below)
  *     [charter] ... [/charter]            (when the conversation has a charter)
  *     [quote ... [/quote]                 (when the message quotes an artifact)
- *     New message received:
  *     HEADER SUFFIXES                     (one line)
  *     > BODY                              (every body line behind `> `; none when empty)
  *     Attached image "NAME": ...          (one line per attachment)
@@ -15,6 +15,10 @@
  * every user value is in its escaped form (`escapeUserText` of `@talkide/text`), so no `@` the
  * prompt holds stands at a word start, where the CLI would read a file, and no `<` of user
  * text can open or close a tag of the CLI's own wrapper (`<system-reminder>`, …).
+ *
+ * The fixed first line keeps the start of every session's first prompt the same: Claude Code
+ * derives bytes before its first cache breakpoint from that prompt's characters 4, 7 and 20
+ * (spec 4.0.0, `wake-prompt.md`, "Layout").
  */
 import { isSafeToken } from "../text/safe-token.ts";
 import { escapeUserText, toMultiLineText } from "@talkide/text";
@@ -115,9 +119,10 @@ export function buildWakePromptText(parts: WakePromptParts, options?: WakePrompt
     ...(parts.attachmentLines ?? []).map(checkAttachmentLine),
   ].join("\n");
   const sections = [
+    NEW_MESSAGE_NOTICE,
     parts.charterBlock,
     parts.quoteBlock,
-    `${NEW_MESSAGE_NOTICE}\n\n${envelope}`,
+    envelope,
     parts.groupContext,
     replyInstruction(cli, parts.target),
   ].filter((section) => section !== "");

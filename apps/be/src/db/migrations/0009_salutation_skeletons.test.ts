@@ -15,6 +15,7 @@ import { projectView } from "../../domain/projects.ts";
 import { createUser } from "../../domain/users.ts";
 import { openDatabase, type Database } from "../connect.ts";
 import { MIGRATIONS_FOR_TESTS, migrateToLatest } from "../migrate.ts";
+import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 
 // A database written by the release before issue 29 (migrations up to 0007): text stored as submitted, and two
 // members whose salutations look alike. It must open, and show one truth.
@@ -26,6 +27,7 @@ describe("migration 0009: normalized text and a unique look per project", () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "talkide-0009-"));
+    await seedPgliteDataDir(dir);
     database = await openDatabase({ databaseUrl: null, dataDir: dir });
     const db = database.db;
     const before = new Migrator({

@@ -7,10 +7,12 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../connect.ts";
 import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
 import { OLD_DEMO_MODEL_ANSWER } from "./0010_turn_demo_model.ts";
+import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 
 describe("migration 0010: turns answered by the demo model", () => {
   it("marks the turns that carry the old demo answer, and no other", async () => {
     const dir = mkdtempSync(join(tmpdir(), "talkide-demo-model-0009-"));
+    await seedPgliteDataDir(dir);
     const old = await openDatabase({ databaseUrl: null, dataDir: dir });
     try {
       const upTo0009 = new Migrator({

@@ -1,7 +1,6 @@
 package org.talkide.context;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -18,7 +17,9 @@ import java.nio.charset.StandardCharsets;
  * single CLAUDE.md is written to standard output; {@code --file CLAUDE.md} or {@code --file
  * .talkide/active-writer.md} writes that file of the split form. A refused state writes one
  * JSON line {@code {"code","path","message"}} to standard error and exits with status 2.
- * Usage errors exit with status 64.
+ * Usage errors exit with status 64. Offered a session by the runner (environment variable
+ * TALKIDE_CONFORMANCE_SESSION=1), it answers every case the runner sends in this one JVM
+ * (see {@link Session}).
  */
 public final class Main {
   private static final int REFUSED = 2;
@@ -40,26 +41,35 @@ public final class Main {
       System.exit(USAGE);
       return;
     }
-    byte[] input = System.in.readAllBytes();
-    String output;
+    if (Session.requested()) {
+      Session.serve(input -> render(input, file));
+      return;
+    }
+    Session.Answer answer = render(System.in.readAllBytes(), file);
+    System.out.write(answer.stdout());
+    System.out.flush();
+    System.err.write(answer.stderr());
+    System.err.flush();
+    if (answer.exitCode() != 0) System.exit(answer.exitCode());
+  }
+
+  /** One case: the file's bytes (status 0), or the refusal line for standard error (status 2). */
+  private static Session.Answer render(byte[] input, String file) {
     try {
       ClaudeMdRenderer.Rendered rendered = ClaudeMdRenderer.render(decodeUtf8(input));
-      output = file.isEmpty() ? rendered.single() : rendered.splitFile(file);
+      String output = file.isEmpty() ? rendered.single() : rendered.splitFile(file);
+      return new Session.Answer(0, output.getBytes(StandardCharsets.UTF_8), new byte[0]);
     } catch (StateFault fault) {
-      PrintStream err = new PrintStream(System.err, true, StandardCharsets.UTF_8);
-      err.print(
+      String line =
           "{\"code\":"
               + Json.quote(fault.code())
               + ",\"path\":"
               + Json.quote(fault.path())
               + ",\"message\":"
               + Json.quote("The render state was refused: " + fault.getMessage() + ".")
-              + "}\n");
-      System.exit(REFUSED);
-      return;
+              + "}\n";
+      return new Session.Answer(REFUSED, new byte[0], line.getBytes(StandardCharsets.UTF_8));
     }
-    System.out.write(output.getBytes(StandardCharsets.UTF_8));
-    System.out.flush();
   }
 
   /** The value of --file ("" for the single file), or null for a usage error. */
