@@ -10,6 +10,7 @@ import {
   type OurText,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
+import { buildMemberMessage } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MARA_PROMPT,
@@ -80,8 +81,11 @@ describe.skipIf(!canRun)("at the wire: every block of a backend turn is accounte
     const ours = (index: number): OurText[] => [
       ...files.slice(0, index + 1).flat(),
       { label: "agent-file", text: MARA_PROMPT },
-      { label: "message", text: messages[index] ?? "" },
-      ...messages.slice(0, index).map((text) => ({ label: "earlier-turn:message", text })),
+      // The member message: our fixed first line, then the words (spec/member-message.md).
+      { label: "message", text: buildMemberMessage(messages[index] ?? "") },
+      ...messages
+        .slice(0, index)
+        .map((text) => ({ label: "earlier-turn:message", text: buildMemberMessage(text) })),
       ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
     ];
     const dynamic = {

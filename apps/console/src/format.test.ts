@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Turn } from "./api.ts";
-import { DEMO_COST_NOTE, formatTurnCost, formatTurnTokens } from "./format.ts";
+import { DEMO_COST_NOTE, formatCliFallback, formatTurnCost, formatTurnTokens } from "./format.ts";
 
 // A turn record as GET /v1/projects/:id/turns returns it, stubbed: only the cost fields matter.
 const turn = (fields: Partial<Turn>): Turn => ({
@@ -27,6 +27,7 @@ const turn = (fields: Partial<Turn>): Turn => ({
   demoModel: false,
   usage: null,
   sessionCacheReuse: null,
+  cliFallback: null,
   ...fields,
 });
 
@@ -66,5 +67,17 @@ describe("formatTurnTokens", () => {
       "in 1,234 · cache write 3,456 · cache read 12,345",
     );
     expect(formatTurnTokens(turn({}))).toBeNull();
+  });
+});
+
+describe("formatCliFallback", () => {
+  it("says in words what the CLI's fallback costs the rest of the conversation", () => {
+    expect(formatCliFallback(turn({ cliFallback: "tool_search_off" }))).toBe(
+      "The model gateway refused deferred tools, so Claude Code turned tool search off: every later turn of this conversation sends about 8,100 more input tokens.",
+    );
+  });
+
+  it("says nothing for a turn without one", () => {
+    expect(formatCliFallback(turn({}))).toBeNull();
   });
 });

@@ -48,3 +48,15 @@ export function formatTurnTokens(turn: {
     turn.sessionCacheReuse === null ? "" : ` · reuse ${Math.round(turn.sessionCacheReuse * 100)}%`;
   return `in ${count(usage.inputTokens)} · cache write ${count(usage.cacheCreationInputTokens)} · cache read ${count(usage.cacheReadInputTokens)}${reuse}`;
 }
+
+/**
+ * What a CLI fallback during the turn means for the session, in one line; null when there was
+ * none. The session continues on purpose (a new one would pay a whole prefix write and meet
+ * the same refusal), so the line says what it costs from now on.
+ */
+export function formatCliFallback(turn: {
+  readonly cliFallback: "tool_search_off" | null;
+}): string | null {
+  if (turn.cliFallback === null) return null;
+  return "The model gateway refused deferred tools, so Claude Code turned tool search off: every later turn of this conversation sends about 8,100 more input tokens.";
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cacheReuseSchema, tokenUsageSchema } from "./usage.ts";
+import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * The events of a turn, as clients see them (stored in turn_events, streamed over SSE), one
@@ -88,9 +88,10 @@ export const TURN_EVENTS = {
       demoModel: z.boolean(),
       usage: tokenUsageSchema.nullable().optional(),
       sessionCacheReuse: cacheReuseSchema.optional(),
+      cliFallback: cliFallbackSchema.optional(),
     })
     .describe(
-      "terminal; `demoModel` as in Turn above: the costs are not real money; `usage` and `sessionCacheReuse` as in Turn above (absent in events stored before they existed)",
+      "terminal; `demoModel` as in Turn above: the costs are not real money; `usage`, `sessionCacheReuse` and `cliFallback` as in Turn above (absent in events stored before they existed)",
     ),
   "turn.failed": z
     .object({

@@ -29,3 +29,4 @@ export {
   type TurnContext,
   type TurnRecord,
 } from "./views.ts";
+export { type CliFallback } from "./usage.ts";

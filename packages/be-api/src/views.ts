@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cacheReuseSchema, tokenUsageSchema } from "./usage.ts";
+import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * What the backend's JSON responses hold (see apps/be/API.md): the backend builds them to
@@ -79,6 +79,8 @@ export const turnRecordSchema = z.strictObject({
   usage: tokenUsageSchema.nullable(),
   /** The session's cache reuse so far, this turn included (cache read / all input tokens). */
   sessionCacheReuse: cacheReuseSchema,
+  /** The CLI fell back during this turn and every later turn of the session is heavier. */
+  cliFallback: cliFallbackSchema,
   /** Instruction files in the workspace the backend did not write, found before the spawn. */
   workspaceInstructionFiles: z.array(z.string()).readonly(),
   /** `warm` (the kept process), `cold` (a new one); null when none was started. */

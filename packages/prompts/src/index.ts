@@ -6,6 +6,7 @@
  * - The wake prompt, built per inbound message from a checked delivery (`parseDelivery`,
  *   `buildInboundWakePrompt` and its pieces).
  * - Mara's Claude Code agent file and the plugin directory that carries it.
+ * - The backend's user turn for one member message (`buildMemberMessage`).
  */
 export {
   buildStandingPrompt,
@@ -21,6 +22,7 @@ export {
   type PromptParameterErrorCode,
 } from "./text/parameters.ts";
 export { importSafe } from "./text/import-safe.ts";
+export { buildMemberMessage, MEMBER_MESSAGE_HEADER } from "./member/member-message.ts";
 export { isSafeToken } from "./text/safe-token.ts";
 export { neutralizeInline, neutralizeMultiLine } from "./text/neutralize.ts";
 export { toMultiLineText, toSingleLineText } from "@talkide/text";

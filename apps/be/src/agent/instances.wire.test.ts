@@ -7,6 +7,7 @@ import {
   type FakeMessagesApi,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
+import { buildMemberMessage } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -223,7 +224,9 @@ describe.skipIf(!canRun || !postgresAvailable())(
         );
         // At the wire: the request of turn k carries every earlier exchange, in order.
         for (let k = 1; k < turns.length; k += 1) {
-          const request = requests.filter((r) => lastUserPrompt(r) === message(p, k)).at(-1);
+          const request = requests
+            .filter((r) => lastUserPrompt(r) === buildMemberMessage(message(p, k)))
+            .at(-1);
           expect(request, `the request of ${message(p, k)}`).toBeDefined();
           const seen = conversationOf(request as RecordedRequest);
           let from = 0;

@@ -5,7 +5,7 @@
  * renders, the turn record, and the turn's event stream, whose first event says how the
  * process started. Once the turn is claimed, any failure of a stage is the turn's failure.
  */
-import { importSafe } from "@talkide/prompts";
+import { buildMemberMessage } from "@talkide/prompts";
 import {
   inspectWorkspace,
   runTurnPipeline,
@@ -180,10 +180,11 @@ function backendHost(
       recordProcess(services, turn, taken, attempt.instructionFiles),
     sendMessage: (_attempt, taken, to, signal) =>
       taken.process.runTurn({
-        // Claude Code reads a file for every `@word` at a word start in a prompt, anywhere on
-        // the server and past the tool permissions; the member's words reach Mara with `\@`
-        // (README, "The member's message loads no file").
-        prompt: importSafe(turn.prompt),
+        // One fixed first line, then the member's words with every `@` as `\@`: Claude Code
+        // reads a file for every `@word` at a word start (README, "The member's message loads
+        // no file"), and derives its billing header, part of every cache key, from a session's
+        // first prompt (spec/member-message.md).
+        prompt: buildMemberMessage(turn.prompt),
         timeoutMs: claude.timeoutMs,
         signal,
         onEvent: (event) => {

@@ -15,9 +15,11 @@ import {
   type transcriptAfterTurn,
   type TurnOutcome,
 } from "@talkide/turn-engine";
+import type { CliFallback } from "@talkide/be-api";
 import { type RawBuilder, sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
+import { cliFallbackOfTurn } from "./cli-fallback.ts";
 import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -91,6 +93,12 @@ export async function recordOutcome(
     cost,
     cumulative: result.totalCostUsd,
     usage: result.usage,
+    // Recorded, and the session continues: see "A gateway that refuses deferred tools" in the
+    // README (a new session would pay a whole prefix write and meet the same refusal).
+    cliFallback: cliFallbackOfTurn(
+      transcript,
+      turn.started_at === null ? null : Date.parse(turn.started_at),
+    ),
   };
   const appended =
     resumedFrom !== undefined && transcript !== null
@@ -101,7 +109,15 @@ export async function recordOutcome(
       ? appended.sessionCacheReuse
       : await storeOutcome(services, turn, resumedFrom, transcript, outcome);
   // `demoModel: true` beside the cost: the local demo model's costs are not real money.
-  logger.info({ turnId: turn.id, costUsd: cost, demoModel: services.demoModel }, "turn succeeded");
+  logger.info(
+    {
+      turnId: turn.id,
+      costUsd: cost,
+      demoModel: services.demoModel,
+      ...(outcome.cliFallback === null ? {} : { cliFallback: outcome.cliFallback }),
+    },
+    "turn succeeded",
+  );
   live.emit("turn.succeeded", {
     turnId: turn.id,
     sessionId: result.sessionId,
@@ -112,6 +128,7 @@ export async function recordOutcome(
     demoModel: services.demoModel,
     usage: result.usage,
     sessionCacheReuse,
+    cliFallback: outcome.cliFallback,
   });
   await releaseTurn(services, turn.id, live);
 }
@@ -199,6 +216,8 @@ interface SucceededOutcome {
   readonly cost: number | null;
   readonly cumulative: number | null;
   readonly usage: TokenUsage | null;
+  /** The CLI's fallback during the turn that makes the session's later requests heavier. */
+  readonly cliFallback: CliFallback | null;
 }
 
 /**
@@ -260,6 +279,7 @@ async function storeAppendedOutcome(
         output_tokens = ${usage.output_tokens}::int,
         session_input_tokens = ${totals.input},
         session_cache_read_tokens = ${totals.cacheRead},
+        cli_fallback = ${outcome.cliFallback},
         demo_model = ${services.demoModel},
         finished_at = clock_timestamp()
       WHERE id = ${turn.id} AND EXISTS (SELECT 1 FROM transcript)
@@ -340,6 +360,7 @@ async function storeOutcome(
         ...usageColumns(outcome.usage),
         session_input_tokens: totals.input,
         session_cache_read_tokens: totals.cacheRead,
+        cli_fallback: outcome.cliFallback,
         demo_model: services.demoModel,
         finished_at: sql<string>`clock_timestamp()`,
       })

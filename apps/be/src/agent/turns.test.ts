@@ -1,9 +1,14 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { cacheReuse, changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
-import { buildMaraPlugin, MARA_AGENT_NAME, maraPluginDigest } from "@talkide/prompts";
+import {
+  buildMaraPlugin,
+  buildMemberMessage,
+  MARA_AGENT_NAME,
+  maraPluginDigest,
+} from "@talkide/prompts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { announceTurnEvent } from "./event-notifications.ts";
@@ -139,7 +144,8 @@ describe("turns with the fake claude", () => {
       expect(sent.status).toBe(202);
       const records = await readFakeClaudeRecords(record);
       expect(records.map((r) => r.stdin)).toEqual([
-        "\\@notes.md viz \\@/etc/passwd\n> \\@~/.ssh/id_rsa a\u00a0\\@src/ a \\\\\\@x",
+        "Message from the active writer:\n\n" +
+          "\\@notes.md viz \\@/etc/passwd\n> \\@~/.ssh/id_rsa a\u00a0\\@src/ a \\\\\\@x",
       ]);
     } finally {
       delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
@@ -309,9 +315,9 @@ describe("turns with the fake claude", () => {
         project.workspaceDir,
       ]);
       expect(records.map((r) => [r.input, r.stdin])).toEqual([
-        ["stream-json", "Ahoj Maro"],
-        ["stream-json", "Pokračuj"],
-        ["stream-json", "A dál?"],
+        ["stream-json", buildMemberMessage("Ahoj Maro")],
+        ["stream-json", buildMemberMessage("Pokračuj")],
+        ["stream-json", buildMemberMessage("A dál?")],
       ]);
       const env = records[0]?.env ?? {};
       expect(env.CLAUDE_CONFIG_DIR).toBe(join(service.harness.dataDir, "claude"));
@@ -379,6 +385,38 @@ describe("turns with the fake claude", () => {
       expect(page.body.turns.map((t) => t.number)).toEqual([1]);
     } finally {
       delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
+    }
+  });
+
+  it("records on the turn, and in its terminal event, that the CLI turned tool search off; later turns continue the session", async () => {
+    // The fake CLI's `tool_search_off` turn appends to the session's transcript the reminder
+    // line the pinned CLI writes when a gateway refused deferred tools (its output is as usual).
+    const scenario = join(service.harness.dataDir, "scenario-tool-search-off");
+    service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO_FILE = scenario;
+    try {
+      const { project } = await newProject(service.harness, service.anna);
+      const before = await sendMessage(service.harness, service.anna.token, project.id, "Ahoj");
+      writeFileSync(scenario, "tool_search_off\n");
+      const fellBack = await sendMessage(service.harness, service.anna.token, project.id, "Dál");
+      rmSync(scenario);
+      const after = await sendMessage(service.harness, service.anna.token, project.id, "A dál");
+      const terminal = [before, fellBack, after].map((sent) => terminalEvent(sent.events));
+      const done = terminal.map((e) => e.data);
+      expect(terminal.map((e) => [e.event, e.data.cliFallback])).toEqual([
+        ["turn.succeeded", null],
+        ["turn.succeeded", "tool_search_off"],
+        ["turn.succeeded", null],
+      ]);
+      // The session continues (the decision in the README): the later turn resumes it.
+      expect(done.map((d) => d.sessionId)).toEqual(Array(3).fill(done[0]?.sessionId));
+      const turns = await listProjectTurns(service.harness, service.anna, project.id);
+      expect(turns.body.turns.map((t) => [t.number, t.status, t.cliFallback])).toEqual([
+        [3, "succeeded", null],
+        [2, "succeeded", "tool_search_off"],
+        [1, "succeeded", null],
+      ]);
+    } finally {
+      delete service.harness.claudeEnv.FAKE_CLAUDE_SCENARIO_FILE;
     }
   });
 

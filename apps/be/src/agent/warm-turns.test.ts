@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
+import { buildMemberMessage } from "@talkide/prompts";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -89,7 +90,7 @@ describe("warm turns", () => {
     expect(third.started).toMatchObject({ process: "cold", coldReason: "previous_turn_failed" });
     expect(third.done.event).toBe("turn.succeeded");
     const records = await readFakeClaudeRecords(record);
-    expect(records.map((r) => r.stdin)).toEqual(["one", "two", "three"]);
+    expect(records.map((r) => r.stdin)).toEqual(["one", "two", "three"].map(buildMemberMessage));
     // The failed turn's process is gone, and the cold turn resumes at the first turn's end.
     await until(() => !alive(records[1]?.pid ?? 0), "the failed turn's process to exit");
     expect(records[2]?.argv).toContain("--resume-session-at");

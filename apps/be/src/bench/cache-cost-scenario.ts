@@ -16,7 +16,7 @@ import {
   type PromptCacheLedgerEntry,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
-import { importSafe } from "@talkide/prompts";
+import { buildMemberMessage } from "@talkide/prompts";
 import { openDatabase } from "../db/connect.ts";
 import { api, sendMessage, terminalEvent, type SseEvent } from "../test-support/harness.ts";
 import { startServiceChild, type ServiceChild } from "../test-support/service-child-process.ts";
@@ -273,7 +273,7 @@ class Backend {
       );
     }
     const entries = this.standIn.entriesSince(ledgerBefore);
-    const prompt = importSafe(text);
+    const prompt = buildMemberMessage(text);
     const main =
       entries.filter((e) => lastUserPrompt(this.standIn.request(e)) === prompt).at(-1) ?? null;
     if (expected === "succeeded" && main === null) {

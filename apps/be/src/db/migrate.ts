@@ -13,6 +13,7 @@ import { signInCodes } from "./migrations/0008_sign_in_codes.ts";
 import { salutationSkeletons } from "./migrations/0009_salutation_skeletons.ts";
 import { turnDemoModel } from "./migrations/0010_turn_demo_model.ts";
 import { turnTokenUsage } from "./migrations/0011_turn_token_usage.ts";
+import { turnCliFallback } from "./migrations/0012_turn_cli_fallback.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0009_salutation_skeletons": salutationSkeletons,
   "0010_turn_demo_model": turnDemoModel,
   "0011_turn_token_usage": turnTokenUsage,
+  "0012_turn_cli_fallback": turnCliFallback,
 };
 
 /** The list itself, for tests that build an older schema. */

@@ -158,6 +158,11 @@ export interface TurnsTable {
    */
   session_input_tokens: ColumnType<string | number | null, never, number | null>;
   session_cache_read_tokens: ColumnType<string | number | null, never, number | null>;
+  /**
+   * A CLI fallback during the turn that makes every later request of the session heavier
+   * (migration 0012; `tool_search_off`), null when none was seen.
+   */
+  cli_fallback: ColumnType<"tool_search_off" | null, never, "tool_search_off" | null>;
 }
 
 export interface TurnEventsTable {

@@ -37,6 +37,7 @@ export function turnView(row: TurnRow): TurnView {
     demoModel: row.demo_model,
     usage: usageFromColumns(row),
     sessionCacheReuse: sessionCacheReuseOf(row),
+    cliFallback: row.cli_fallback,
     workspaceInstructionFiles:
       row.workspace_instruction_files === null
         ? []

@@ -227,6 +227,40 @@ describeInChromium("the web console in real Chromium", () => {
     await expectNoSeriousViolations("a turn with notes");
   });
 
+  it("says on the turn's card when a gateway refusing deferred tools made the CLI turn tool search off", async () => {
+    // As a gateway that does not accept `defer_loading` answers: a 400 for every request that
+    // offers a deferred tool. The real CLI then turns tool search off; only its transcript says so.
+    fake.setReply((request) => {
+      const tools = (request.body as { tools?: Array<{ defer_loading?: unknown }> } | null)?.tools;
+      const deferred = tools?.findIndex((tool) => tool.defer_loading === true) ?? -1;
+      if (deferred === -1) return { text: REPLY };
+      return {
+        error: {
+          status: 400,
+          type: "invalid_request_error",
+          message: `tools.${deferred}.defer_loading: Extra inputs are not permitted`,
+        },
+      };
+    });
+    try {
+      await page.getByRole("tab", { name: "Chat" }).click();
+      await page.getByLabel("Message to Mara").fill("A co dál?");
+      await page.keyboard.press("Control+Enter");
+      const turns = page.getByRole("list", { name: "Conversation" });
+      const turn = turns.locator('[data-turn-number="3"]');
+      await turn.getByTestId("reply").getByText(REPLY).waitFor({ timeout: 240_000 });
+      await turn
+        .getByTestId("turn-cli-fallback")
+        .getByText(/Claude Code turned tool search off: every later turn of this conversation/)
+        .waitFor();
+      // The turns before it did not fall back.
+      expect(await turns.getByTestId("turn-cli-fallback").count()).toBe(1);
+      await expectNoSeriousViolations("a turn after the CLI's fallback");
+    } finally {
+      fake.setReply({ text: REPLY });
+    }
+  });
+
   it("never wrote the token to the service's log", () => {
     expect(harness.logs.join("\n")).not.toContain(anna.token);
   });

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
+import { buildMemberMessage } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -159,7 +160,7 @@ export function describeConcurrentMessages(
         expect(spawns).toHaveLength(MESSAGES);
         // In turn order, and each spawn saw exactly its sender's files (single layout: CLAUDE.md
         // holds the writer section itself).
-        expect(spawns.map((s) => s.stdin)).toEqual(turns.map((t) => t.message));
+        expect(spawns.map((s) => s.stdin)).toEqual(turns.map((t) => buildMemberMessage(t.message)));
         for (const spawn of spawns) {
           const sender = /od (\w+)$/.exec(spawn.stdin)?.[1] ?? "";
           expect(spawn.run?.stdout === expected.get(sender)).toBe(true);

@@ -6,7 +6,7 @@ import {
   type FakeMessagesApi,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
-import { importSafe, renderMaraAgentFile } from "@talkide/prompts";
+import { buildMemberMessage, renderMaraAgentFile } from "@talkide/prompts";
 import { findBundledClaudePath } from "@talkide/claude-cli";
 import type { ContextLayout } from "../context/prepare.ts";
 import {
@@ -113,8 +113,8 @@ export async function startWireBench(layout: ContextLayout): Promise<WireBench> 
         throw new Error(`turn failed: ${JSON.stringify(done.data)}`);
       const request = fake
         .messageRequests()
-        // The backend sends the member's words in their import-safe form (README).
-        .filter((r) => lastUserPrompt(r) === importSafe(message))
+        // The backend sends the member's words after its fixed line, import-safe (README).
+        .filter((r) => lastUserPrompt(r) === buildMemberMessage(message))
         .at(-1);
       if (request === undefined) throw new Error(`no model request carried the message ${message}`);
       measurements.push({

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -120,6 +120,33 @@ describe("fake claude", () => {
       errors: ["No conversation found with session ID: abc"],
     });
     expect(stderr).toBe("No conversation found with session ID: abc\n");
+  });
+
+  it("tool_search_off: answers as usual and appends the CLI's tool-search-off reminder to the transcript", async () => {
+    const configDir = join(root, "config-tool-search-off");
+    const { code, stdout } = await spawnFake(PRINT, {
+      FAKE_CLAUDE_SCENARIO: "tool_search_off",
+      CLAUDE_CONFIG_DIR: configDir,
+    });
+    expect(code).toBe(0);
+    const events = lines(stdout);
+    expect(events.map((e) => e.type)).toEqual(["system", "assistant", "result"]);
+    const sessionId = String(events[0]?.session_id);
+    const file = join(
+      configDir,
+      "projects",
+      root.replace(/[^a-zA-Z0-9]/g, "-"),
+      `${sessionId}.jsonl`,
+    );
+    const [line] = lines(await readFile(file, "utf8"));
+    expect(line).toMatchObject({
+      type: "attachment",
+      sessionId,
+      attachment: { type: "critical_system_reminder" },
+    });
+    expect((line?.attachment as { content: string }).content).toMatch(
+      /^ToolSearch is no longer available\./,
+    );
   });
 
   it("records argv, cwd, env, stdin and the FAKE_CLAUDE_RUN outcome", async () => {

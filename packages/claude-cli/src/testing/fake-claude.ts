@@ -7,7 +7,7 @@
 // Self-contained on purpose (no imports outside node:), so it starts fast and runs from the
 // TypeScript source with Node's type stripping. Environment:
 //   FAKE_CLAUDE_SCENARIO   ok (default) | is_error | unknown_session | crash | hang | slow |
-//                          garbage | no_result
+//                          garbage | no_result | tool_search_off
 //   FAKE_CLAUDE_RECORD     append one JSON line per invocation (argv, cwd, env, stdin, …)
 //   FAKE_CLAUDE_STATE_DIR  where sessions live; with it, --resume of an unknown id fails
 //   FAKE_CLAUDE_RUN        a shell command run (sh -c, in the cwd) before answering
@@ -45,6 +45,7 @@ const SCENARIOS = [
   "slow",
   "garbage",
   "no_result",
+  "tool_search_off",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -189,6 +190,32 @@ function loadSession(stateDir: string | undefined, sessionId: string): SessionSt
   } catch {
     return null;
   }
+}
+
+/**
+ * What Claude Code 2.1.330 appends to the session's transcript when a gateway refused deferred
+ * tools and it turned tool search off (its stream-json output does not change): the reminder
+ * attachment line, in `<CLAUDE_CONFIG_DIR>/projects/<cwd, non-alphanumerics as ->/<id>.jsonl`.
+ */
+function appendToolSearchOffReminder(session: SessionState): void {
+  const configDir = process.env["CLAUDE_CONFIG_DIR"];
+  if (configDir === undefined || configDir === "") return;
+  const dir = join(configDir, "projects", session.cwd.replace(/[^a-zA-Z0-9]/g, "-"));
+  mkdirSync(dir, { recursive: true });
+  const content =
+    "ToolSearch is no longer available. Tools listed earlier as deferred that are still available are declared in full: call them directly.";
+  const line = {
+    parentUuid: null,
+    isSidechain: false,
+    attachment: { type: "critical_system_reminder", content },
+    type: "attachment",
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
+    rendered: [{ content: `<system-reminder>\n${content}\n</system-reminder>` }],
+    sessionId: session.sessionId,
+    version: "2.1.330",
+  };
+  appendFileSync(join(dir, `${session.sessionId}.jsonl`), `${JSON.stringify(line)}\n`);
 }
 
 function saveSession(stateDir: string | undefined, session: SessionState): void {
@@ -489,6 +516,9 @@ async function answer(
       break;
     case "garbage":
       process.stdout.write("this line is not JSON\n");
+      break;
+    case "tool_search_off":
+      appendToolSearchOffReminder(session);
       break;
     default:
       break;

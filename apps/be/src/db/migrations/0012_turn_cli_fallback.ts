@@ -1,0 +1,27 @@
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Migration } from "kysely/migration";
+
+// Written against `Kysely<unknown>`: the schema as it was at the time (see 0001).
+
+/**
+ * A fallback of the CLI during the turn that makes every later request of its session heavier
+ * (issue 28, part 5): `tool_search_off` when a gateway refused deferred tools and Claude Code
+ * turned tool search off for the session (seen in the lines the turn appended to the session's
+ * transcript; see agent/cli-fallback.ts). Null: none seen, and for every turn before this
+ * migration (nothing looked).
+ */
+async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable("turns")
+    .addColumn("cli_fallback", "text", (column) =>
+      column.check(sql`cli_fallback IN ('tool_search_off')`),
+    )
+    .execute();
+}
+
+async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("turns").dropColumn("cli_fallback").execute();
+}
+
+export const turnCliFallback: Migration = { up, down };
