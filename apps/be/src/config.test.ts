@@ -26,6 +26,7 @@ describe("loadConfig", () => {
       anthropicApiKey: null,
       anthropicBaseUrl: null,
       claudeEnvPassthrough: [],
+      promptCacheTtl: "1h",
       demo: true,
       logLevel: "info",
     });
@@ -58,6 +59,7 @@ describe("loadConfig", () => {
         ANTHROPIC_API_KEY: "sk-test",
         ANTHROPIC_BASE_URL: "https://proxy.example.com",
         TALKIDE_CLAUDE_ENV_PASSTHROUGH: "HTTPS_PROXY, NO_PROXY",
+        TALKIDE_PROMPT_CACHE_TTL: "5m",
         TALKIDE_DEMO: "off",
         TALKIDE_LOG_LEVEL: "warn",
         TALKIDE_CLAUDE_PERMISSION_MODE: "plan",
@@ -82,6 +84,7 @@ describe("loadConfig", () => {
       anthropicApiKey: "sk-test",
       anthropicBaseUrl: "https://proxy.example.com",
       claudeEnvPassthrough: ["HTTPS_PROXY", "NO_PROXY"],
+      promptCacheTtl: "5m",
       demo: false,
       logLevel: "warn",
     });
@@ -126,6 +129,23 @@ describe("loadConfig", () => {
       /TALKIDE_CLAUDE_ENV_PASSTHROUGH/,
     );
   });
+
+  it.each(["1H", "60m", "1", "off"])(
+    "refuses TALKIDE_PROMPT_CACHE_TTL=%s, saying which values it takes",
+    (value) => {
+      let caught: unknown;
+      try {
+        loadConfig({ TALKIDE_PROMPT_CACHE_TTL: value }, "/srv");
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).issues.map((i) => i.variable)).toEqual([
+        "TALKIDE_PROMPT_CACHE_TTL",
+      ]);
+      expect((caught as ConfigError).message).toContain("must be 5m or 1h");
+    },
+  );
 });
 
 describe("checkModelAccess", () => {

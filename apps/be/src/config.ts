@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
 import { ConfigError, parseEnvironment } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 import { z } from "zod";
@@ -54,6 +55,11 @@ export interface Config {
   readonly anthropicBaseUrl: string | null;
   /** Extra environment variable names handed to the spawned CLI (e.g. HTTPS_PROXY). */
   readonly claudeEnvPassthrough: readonly string[];
+  /**
+   * How long the Messages API keeps the CLI's prompt cache. `1h` (the default) outlives the
+   * minutes a person takes between messages; `5m` sends the CLI's own defaults unchanged.
+   */
+  readonly promptCacheTtl: PromptCacheTtl;
   /** Create a demo user and project on the first start of an empty database. */
   readonly demo: boolean;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -108,6 +114,7 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
   TALKIDE_CLAUDE_ENV_PASSTHROUGH: z.string().optional(),
+  TALKIDE_PROMPT_CACHE_TTL: z.enum(PROMPT_CACHE_TTLS, { error: "must be 5m or 1h" }).default("1h"),
   TALKIDE_DEMO: booleanFlag(true),
   TALKIDE_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -196,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     anthropicApiKey: e.ANTHROPIC_API_KEY ?? null,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
     claudeEnvPassthrough: passthrough,
+    promptCacheTtl: e.TALKIDE_PROMPT_CACHE_TTL,
     demo: e.TALKIDE_DEMO,
     logLevel: e.TALKIDE_LOG_LEVEL ?? "info",
   };

@@ -10,6 +10,7 @@ import { announceServiceUrl, loadAdminToken } from "./auth/local-admin.ts";
 import {
   findBundledClaudePath,
   HERMETIC_CLAUDE_ENV,
+  promptCacheTtlEnv,
   killLeftoverProcesses,
   WarmProcessPool,
   startOrphanWatchdog,
@@ -215,6 +216,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           }),
           // No auto memory, no git status block: nothing reaches the model we did not decide.
           ...HERMETIC_CLAUDE_ENV,
+          ...promptCacheTtlEnv(config.promptCacheTtl),
           ...options.claudeEnvOverrides,
         }),
       },

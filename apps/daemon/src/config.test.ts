@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       claudePath: "claude",
       claudeConfigDir: "/srv/app/.data/daemon/claude",
       claudeExtraArgs: [],
+      promptCacheTtl: "1h",
       logLevel: "info",
     });
     expect([9090, 5200]).not.toContain(config.port);
@@ -40,6 +41,7 @@ describe("loadConfig", () => {
         TALKIDE_CLAUDE_PATH: "/opt/claude",
         TALKIDE_CLAUDE_CONFIG_DIR: "claude-state",
         TALKIDE_CLAUDE_EXTRA_ARGS: '["--model", "opus"]',
+        TALKIDE_PROMPT_CACHE_TTL: "5m",
         TALKIDE_HOST_ID: "box-1",
         TALKIDE_UPSTREAM_URL: "http://127.0.0.1:7421/",
         TALKIDE_TICLAWK_ENTRY: "hub/ticlawk.js",
@@ -61,6 +63,7 @@ describe("loadConfig", () => {
       claudePath: "/opt/claude",
       claudeConfigDir: "/x/claude-state",
       claudeExtraArgs: ["--model", "opus"],
+      promptCacheTtl: "5m",
       hostId: "box-1",
       upstreamUrl: "http://127.0.0.1:7421",
       ticlawkEntry: "/x/hub/ticlawk.js",
@@ -91,6 +94,8 @@ describe("loadConfig", () => {
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '[""]'],
     ["TALKIDE_UPSTREAM_URL", "127.0.0.1:7421"],
     ["TALKIDE_UPSTREAM_URL", "ftp://hub.example"],
+    ["TALKIDE_PROMPT_CACHE_TTL", "1H"],
+    ["TALKIDE_PROMPT_CACHE_TTL", "60m"],
   ])("refuses %s=%s, naming the variable", (variable, value) => {
     let caught: unknown;
     try {

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
 import { parseEnvironment } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 
@@ -75,6 +76,9 @@ const envSchema = z.object({
       }),
     )
     .default([]),
+  TALKIDE_PROMPT_CACHE_TTL: z
+    .enum(PROMPT_CACHE_TTLS, { error: "TALKIDE_PROMPT_CACHE_TTL must be 5m or 1h" })
+    .default("1h"),
   TALKIDE_HOST_ID: z
     .string()
     .regex(
@@ -127,6 +131,11 @@ export interface DaemonConfig {
   readonly claudeConfigDir: string;
   /** Appended to every turn's argv after the daemon's own extra arguments. */
   readonly claudeExtraArgs: readonly string[];
+  /**
+   * How long the Messages API keeps every turn's prompt cache. `1h` (the default) outlives the
+   * minutes between a conversation's messages; `5m` sends the CLI's own defaults unchanged.
+   */
+  readonly promptCacheTtl: PromptCacheTtl;
   readonly hostId: string;
   /**
    * The message service that pushes deliveries, as its agents' `ticlawk` reaches it. When
@@ -166,6 +175,7 @@ export function loadConfig(
       v.TALKIDE_CLAUDE_CONFIG_DIR ?? resolve(cwd, v.TALKIDE_DAEMON_DATA_DIR, "claude"),
     ),
     claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
+    promptCacheTtl: v.TALKIDE_PROMPT_CACHE_TTL,
     hostId: v.TALKIDE_HOST_ID ?? sanitizeHostId(hostname()),
     upstreamUrl: v.TALKIDE_UPSTREAM_URL?.replace(/\/+$/, "") ?? null,
     ticlawkEntry:

@@ -176,6 +176,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       hostId: config.hostId,
       ticlawkBinDir: ticlawk.binDir,
       claudeConfigDir: config.claudeConfigDir,
+      promptCacheTtl: config.promptCacheTtl,
       baseEnv,
       extensions,
       daemonUrl: () => baseUrl,

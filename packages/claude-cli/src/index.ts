@@ -72,3 +72,4 @@ export {
   type IsolationOptions,
   type IsolationSource,
 } from "./workspace-isolation.ts";
+export { PROMPT_CACHE_TTLS, promptCacheTtlEnv, type PromptCacheTtl } from "./prompt-cache-ttl.ts";

@@ -62,13 +62,18 @@ export interface WireBench {
   close(): Promise<void>;
 }
 
-export async function startWireBench(layout: ContextLayout): Promise<WireBench> {
+/** `env`: more of the service's variables (e.g. `TALKIDE_PROMPT_CACHE_TTL`). */
+export async function startWireBench(
+  layout: ContextLayout,
+  env: Readonly<Record<string, string>> = {},
+): Promise<WireBench> {
   const fake = await startFakeMessagesApi();
   const harness = await startHarness({
     env: {
       TALKIDE_CLAUDE_PATH: REAL_CLAUDE ?? "",
       ANTHROPIC_BASE_URL: fake.url,
       TALKIDE_CONTEXT_LAYOUT: layout,
+      ...env,
     },
   });
   // Personal data that must never reach the model provider (checked by the wire suite).

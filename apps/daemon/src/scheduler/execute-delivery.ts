@@ -4,6 +4,8 @@ import {
   type ClaudeTurnFailure,
   definedEntries,
   HERMETIC_CLAUDE_ENV,
+  promptCacheTtlEnv,
+  type PromptCacheTtl,
   type OrphanWatchdog,
 } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
@@ -58,6 +60,8 @@ export interface TurnContext {
   readonly ticlawkBinDir: string;
   /** The CLI's `CLAUDE_CONFIG_DIR`, the daemon's own: checked before every turn. */
   readonly claudeConfigDir: string;
+  /** How long the Messages API keeps each turn's prompt cache (`ENABLE_PROMPT_CACHING_1H` for `1h`). */
+  readonly promptCacheTtl: PromptCacheTtl;
   /** What the child environment is built from (the daemon's environment by default). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly extensions: readonly DaemonExtension[];
@@ -274,8 +278,14 @@ async function beginAttempt(
     resumeRuntimeSessionId: resumeId,
     resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
     // Last: the daemon's own Claude config dir (never the operator's `~/.claude`, whose
-    // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status.
-    env: { ...env, CLAUDE_CONFIG_DIR: ctx.claudeConfigDir, ...HERMETIC_CLAUDE_ENV },
+    // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status,
+    // and the configured prompt-cache lifetime.
+    env: {
+      ...env,
+      CLAUDE_CONFIG_DIR: ctx.claudeConfigDir,
+      ...HERMETIC_CLAUDE_ENV,
+      ...promptCacheTtlEnv(ctx.promptCacheTtl),
+    },
     perTurnVariables,
     sessionKey: sessionId,
     instructionFiles,

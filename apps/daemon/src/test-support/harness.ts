@@ -32,6 +32,7 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
+    promptCacheTtl: "1h",
     hostId: "test-host",
     upstreamUrl: null,
     ticlawkEntry: null,
