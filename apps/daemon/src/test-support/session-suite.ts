@@ -209,6 +209,8 @@ export function defineSessionSuite(backend: Backend): void {
           CLAUDE_CONFIG_DIR: join(dir, "claude"),
           CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
           CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1",
+          // The prompt cache's lifetime (TALKIDE_PROMPT_CACHE_TTL, default 1h).
+          ENABLE_PROMPT_CACHING_1H: "1",
         });
         expect(wake.target).toBe("dm:@anna");
       });
