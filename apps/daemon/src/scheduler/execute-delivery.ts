@@ -27,6 +27,7 @@ import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
 import {
+  isCurrentSession,
   resolveSessionScope,
   sessionPatchAfterTurn,
   type LiveSession,
@@ -156,7 +157,7 @@ function deliveryHost(
     },
     // The runtime keeps a session's first system prompt: a session started with another
     // standing prompt version is replaced, never resumed with a silently stale prompt.
-    isCurrent: (live) => live.standingPromptVersion === ctx.standingPrompt.version,
+    isCurrent: (live) => isCurrentSession(live, ctx.standingPrompt.version),
     endSession: async (live) => {
       await invalidateSession(ctx.db, live.id, "standing_prompt_changed");
       publishInvalidated(live.id, "standing_prompt_changed");

@@ -1,6 +1,11 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { resolveSessionScope, sessionPatchAfterTurn, type LiveSession } from "./scope.ts";
+import {
+  isCurrentSession,
+  resolveSessionScope,
+  sessionPatchAfterTurn,
+  type LiveSession,
+} from "./scope.ts";
 
 const live = (over: Partial<LiveSession> = {}): LiveSession => ({
   id: "s1",
@@ -9,6 +14,13 @@ const live = (over: Partial<LiveSession> = {}): LiveSession => ({
   standingPromptVersion: "v1",
   cumulativeCostUsd: 0.5,
   ...over,
+});
+
+describe("isCurrentSession", () => {
+  it("keeps a session of the same standing prompt version and replaces one of another", () => {
+    expect(isCurrentSession(live(), "v1")).toBe(true);
+    expect(isCurrentSession(live(), "v2")).toBe(false);
+  });
 });
 
 describe("resolveSessionScope", () => {

@@ -45,12 +45,21 @@ export type SessionScope =
       } | null;
     };
 
+/**
+ * Whether a live session may carry on under the daemon's standing prompt: one started with
+ * another version is replaced, never resumed. The one rule both the turn pipeline's `choose`
+ * stage (the daemon's host) and `resolveSessionScope` apply.
+ */
+export function isCurrentSession(live: LiveSession, standingPromptVersion: string): boolean {
+  return live.standingPromptVersion === standingPromptVersion;
+}
+
 export function resolveSessionScope(
   live: LiveSession | null,
   standingPromptVersion: string,
 ): SessionScope {
   if (live === null) return { kind: "fresh", reuseSessionId: null, invalidate: null };
-  if (live.standingPromptVersion !== standingPromptVersion) {
+  if (!isCurrentSession(live, standingPromptVersion)) {
     return {
       kind: "fresh",
       reuseSessionId: null,
