@@ -397,13 +397,15 @@ export async function backendScenario(root: string): Promise<ScenarioResult> {
 
     standIn.refuseDeferredTools();
     before = standIn.fake.messageRequests().length;
-    const noToolSearch = record(
-      await backend.message(
-        anna,
-        a,
-        "a gateway refuses deferred tools from here on (400 until the CLI turns tool search off)",
-      ),
+    const refusedTools = await backend.message(
+      anna,
+      a,
+      "a gateway refuses deferred tools from here on (400 until the CLI turns tool search off)",
     );
+    const noToolSearch = record({
+      ...refusedTools,
+      layoutBound: toolsChanged(standIn, beforeFallback, refusedTools),
+    });
     notes.push(fallbackNote("A gateway refusing deferred tools", standIn, before, noToolSearch));
     const afterFallback = record(
       await backend.message(anna, a, "warm turn 1 after tool search went off"),
@@ -424,6 +426,25 @@ export async function backendScenario(root: string): Promise<ScenarioResult> {
 }
 
 /** What the CLI sent after a refusal: how many requests were refused, and what it then sent. */
+/**
+ * Why the CLI's own layout decides a step whose request changed the tool list: tools are the
+ * first bytes of the cached prefix, so nothing after them can be read. Throws when the tools did
+ * not change (the step is then the project's, and the scenario must not call it the CLI's).
+ */
+function toolsChanged(standIn: StandIn, before: CostStep, after: CostStep): string {
+  const tools = (step: CostStep): unknown[] =>
+    step.main === null
+      ? []
+      : ((standIn.request(step.main).body as { tools?: unknown[] } | null)?.tools ?? []);
+  const [was, now] = [tools(before), tools(after)];
+  if (JSON.stringify(was) === JSON.stringify(now)) {
+    throw new Error(`${after.label}: the tool list did not change; the step is not the CLI's`);
+  }
+  const bytes = (list: unknown[]): string =>
+    Buffer.byteLength(JSON.stringify(list)).toLocaleString("en-US");
+  return `the CLI turned tool search off and declared its tools in full: the tool list, the first bytes of every cached prefix, went from ${was.length} tools (${bytes(was)} bytes) to ${now.length} (${bytes(now)} bytes), so no client of this CLI could read any of the earlier prefix; the system prompt and the conversation after the tools are unchanged and written again.`;
+}
+
 function fallbackNote(what: string, standIn: StandIn, before: number, step: CostStep): string {
   const sent = standIn.fake.messageRequests().slice(before);
   const answered = new Set(step.entries.map((e) => e.requestIndex));

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import {
   CACHE_ANCHORS,
   costTable,
+  layoutNotes,
   REAL_CLAUDE_VERSION,
   stepCost,
+  stepsTheProjectDecides,
   totalRatio,
   type StepCost,
 } from "@talkide/claude-cli/testing";
@@ -44,12 +46,19 @@ async function scenarioPart(): Promise<void> {
   say("## Prompt-cache cost per step: the backend scenario");
   say("");
   say(
-    `claude ${REAL_CLAUDE_VERSION} (pinned), spawned by the service (a child process, as \`talkide-be serve\` runs), against the caching stand-in; ${new Date().toISOString().slice(0, 10)}. Billed input = uncached ×1 + cache write ×1.25 (5 m) + cache read ×0.1, in tokens (UTF-8 bytes / 3.6 per block). Ideal = the turn request's genuinely new text (the prompt, the previous answer, a changed instruction file; everything on the very first request) written once, the rest read.`,
+    `claude ${REAL_CLAUDE_VERSION} (pinned), spawned by the service (a child process, as \`talkide-be serve\` runs), against the caching stand-in; ${new Date().toISOString().slice(0, 10)}. Billed input = uncached ×1 + cache write ×1.25 (5 m) or ×2 (1 h, the service's default) + cache read ×0.1, in tokens (UTF-8 bytes / 3.6 per block). Ideal = the turn request's genuinely new text (the prompt, the previous answer, a changed instruction file; everything on the very first request) written once, the rest read.`,
   );
   say("");
   for (const line of costTable(costs)) say(line);
   say("");
   say(`Whole scenario: billed input ${totalRatio(costs).toFixed(2)}× the ideal.`);
+  const decided = stepsTheProjectDecides(costs);
+  if (decided.length !== costs.length) {
+    say(
+      `Without the steps the CLI's own layout decides (¹): ${totalRatio(decided).toFixed(2)}× the ideal.`,
+    );
+    for (const note of layoutNotes(costs)) say(`\n${note}`);
+  }
   for (const note of scenario.notes) say(`\n${note}`);
   say("");
   for (const line of CACHE_ANCHORS) say(line);

@@ -21,7 +21,7 @@ try {
     [
       "## Prompt-cache cost per step: the daemon scenario",
       "",
-      `claude ${REAL_CLAUDE_VERSION} (pinned), run by an in-process daemon, against the caching stand-in; ${new Date().toISOString().slice(0, 10)}. Billed input = uncached ×1 + cache write ×1.25 (5 m) + cache read ×0.1, in tokens (UTF-8 bytes / 3.6 per block). Ideal = the turn request's genuinely new text (the wake prompt and the previous answer; everything on the very first request) written once, the rest read.`,
+      `claude ${REAL_CLAUDE_VERSION} (pinned), run by an in-process daemon, against the caching stand-in; ${new Date().toISOString().slice(0, 10)}. Billed input = uncached ×1 + cache write ×1.25 (5 m) or ×2 (1 h, the daemon's default) + cache read ×0.1, in tokens (UTF-8 bytes / 3.6 per block). Ideal = the turn request's genuinely new text (the wake prompt and the previous answer; everything on the very first request) written once, the rest read.`,
       "",
       ...costTable(costs),
       "",

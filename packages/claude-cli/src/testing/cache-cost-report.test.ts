@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CACHE_ANCHORS, costTable, stepCost, totalRatio } from "./cache-cost-report.ts";
+import {
+  CACHE_ANCHORS,
+  costTable,
+  layoutNotes,
+  stepCost,
+  stepsTheProjectDecides,
+  totalRatio,
+} from "./cache-cost-report.ts";
 import { estimateBlockTokens, type PromptCacheLedgerEntry } from "./prompt-cache.ts";
 
 function entry(figures: Partial<PromptCacheLedgerEntry>): PromptCacheLedgerEntry {
@@ -70,5 +77,29 @@ describe("the cost of a scenario step", () => {
     expect(table[4]).toContain("**whole scenario** | 2 |");
     expect(totalRatio(costs)).toBeCloseTo((1250 + 112.5) / (1250 + 1262.5));
     expect(CACHE_ANCHORS.join("\n")).toContain("#124191");
+  });
+
+  it("reports a step the CLI's layout decides apart, and keeps it in the whole scenario", () => {
+    const warm = entry({ write5m: 10, read: 1000 });
+    const rewritten = entry({ write5m: 2000 });
+    const costs = [
+      stepCost({ label: "warm", entries: [warm], main: warm, newTexts: "all" }),
+      stepCost({
+        label: "fallback",
+        entries: [rewritten],
+        main: rewritten,
+        newTexts: [],
+        layoutBound: "the CLI changed its tools",
+      }),
+    ];
+    const table = costTable(costs);
+    expect(table).toHaveLength(6);
+    expect(table[3]).toMatch(/^\| fallback ¹ \| 1 \|/);
+    expect(table[4]).toContain("**whole scenario** | 2 |");
+    expect(table[5]).toContain("**whole scenario without ¹** | 1 |");
+    expect(stepsTheProjectDecides(costs).map((c) => c.label)).toEqual(["warm"]);
+    expect(totalRatio(stepsTheProjectDecides(costs))).toBeCloseTo(112.5 / 1262.5);
+    expect(totalRatio(costs)).toBeCloseTo((112.5 + 2500) / (1262.5 + 200));
+    expect(layoutNotes(costs)).toEqual(["¹ fallback: the CLI changed its tools"]);
   });
 });

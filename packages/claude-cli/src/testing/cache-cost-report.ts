@@ -25,6 +25,12 @@ export interface CostStep {
   readonly main: PromptCacheLedgerEntry | null;
   /** The genuinely new text of the turn request, or `"all"` when all of it is new. */
   readonly newTexts: readonly string[] | "all";
+  /**
+   * Set when the CLI's own layout decides the step, and why: the CLI changed bytes that come
+   * before anything the project sends (its tool list), so no client of this CLI could read the
+   * earlier prefix. Such a step stays in the whole scenario and is also reported apart.
+   */
+  readonly layoutBound?: string;
 }
 
 export interface StepCost {
@@ -35,6 +41,7 @@ export interface StepCost {
   readonly read: number;
   readonly billed: number;
   readonly ideal: number;
+  readonly layoutBound?: string;
 }
 
 const READ_FACTOR = 0.1;
@@ -73,6 +80,7 @@ export function stepCost(step: CostStep): StepCost {
     read: sum((e) => e.read),
     billed: sum((e) => billedInputTokens(e)),
     ideal,
+    ...(step.layoutBound === undefined ? {} : { layoutBound: step.layoutBound }),
   };
 }
 
@@ -82,29 +90,48 @@ const ratio = (billed: number, ideal: number): string =>
 
 /** The per-step table and its total, as Markdown lines. */
 export function costTable(costs: readonly StepCost[]): string[] {
-  const total = (pick: (c: StepCost) => number): number =>
-    costs.reduce((sum, cost) => sum + pick(cost), 0);
   const row = (label: string, c: Omit<StepCost, "label">): string =>
     `| ${label} | ${c.requests} | ${int(c.uncached)} | ${int(c.write)} | ${int(c.read)} | ${int(c.billed)} | ${int(c.ideal)} | ${ratio(c.billed, c.ideal)} |`;
+  const decided = stepsTheProjectDecides(costs);
   return [
     "| step | requests | uncached | cache write | cache read | billed input | ideal | ratio |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...costs.map((c) => row(c.label, c)),
-    row("**whole scenario**", {
-      requests: total((c) => c.requests),
-      uncached: total((c) => c.uncached),
-      write: total((c) => c.write),
-      read: total((c) => c.read),
-      billed: total((c) => c.billed),
-      ideal: total((c) => c.ideal),
-    }),
+    ...costs.map((c) => row(c.layoutBound === undefined ? c.label : `${c.label} ¹`, c)),
+    row("**whole scenario**", sumOf(costs)),
+    ...(decided.length === costs.length
+      ? []
+      : [row("**whole scenario without ¹**", sumOf(decided))]),
   ];
 }
 
-/** Billed over ideal for the whole scenario. */
+function sumOf(costs: readonly StepCost[]): Omit<StepCost, "label"> {
+  const total = (pick: (c: StepCost) => number): number =>
+    costs.reduce((sum, cost) => sum + pick(cost), 0);
+  return {
+    requests: total((c) => c.requests),
+    uncached: total((c) => c.uncached),
+    write: total((c) => c.write),
+    read: total((c) => c.read),
+    billed: total((c) => c.billed),
+    ideal: total((c) => c.ideal),
+  };
+}
+
+/** The steps whose bytes the project decides: every step not marked `layoutBound`. */
+export function stepsTheProjectDecides(costs: readonly StepCost[]): StepCost[] {
+  return costs.filter((c) => c.layoutBound === undefined);
+}
+
+/** The footnote (¹) naming why each layout-bound step is the CLI's, or no lines. */
+export function layoutNotes(costs: readonly StepCost[]): string[] {
+  return costs.flatMap((c) =>
+    c.layoutBound === undefined ? [] : [`¹ ${c.label}: ${c.layoutBound}`],
+  );
+}
+
+/** Billed over ideal for the whole scenario (or for the steps given). */
 export function totalRatio(costs: readonly StepCost[]): number {
-  const billed = costs.reduce((sum, c) => sum + c.billed, 0);
-  const ideal = costs.reduce((sum, c) => sum + c.ideal, 0);
+  const { billed, ideal } = sumOf(costs);
   return billed / ideal;
 }
 

@@ -62,7 +62,9 @@ export { runOneTurn, type OneTurnOptions } from "./one-turn.ts";
 export {
   CACHE_ANCHORS,
   costTable,
+  layoutNotes,
   stepCost,
+  stepsTheProjectDecides,
   totalRatio,
   type CostStep,
   type StepCost,
