@@ -73,3 +73,4 @@ export {
   type IsolationSource,
 } from "./workspace-isolation.ts";
 export { PROMPT_CACHE_TTLS, promptCacheTtlEnv, type PromptCacheTtl } from "./prompt-cache-ttl.ts";
+export { cliFallbackIn, cliFallbackOfTurn, type CliFallback } from "./cli-fallback.ts";

@@ -5,6 +5,7 @@
  */
 import {
   allInputTokens,
+  cliFallbackOfTurn,
   type TokenUsage,
   TranscriptLedger,
   type TurnTranscript,
@@ -19,7 +20,6 @@ import type { CliFallback } from "@talkide/be-api";
 import { type RawBuilder, sql } from "kysely";
 import type { TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
-import { cliFallbackOfTurn } from "./cli-fallback.ts";
 import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";

@@ -1,3 +1,4 @@
+import type { CliFallback } from "@talkide/claude-cli";
 import type { ColumnType, Generated, Kysely, Selectable } from "kysely";
 
 /**
@@ -126,6 +127,8 @@ export interface TurnsTable {
   /** The session's input tokens (all kinds) and cache reads so far, this turn included (bigint). */
   session_input_tokens: ColumnType<string | number | null, number | null | undefined>;
   session_cache_read_tokens: ColumnType<string | number | null, number | null | undefined>;
+  /** The CLI's fallback during the turn that makes the session's later requests heavier (0007). */
+  cli_fallback: ColumnType<CliFallback | null, CliFallback | null | undefined>;
   events: Json<unknown[]>;
   started_at: Generated<Date>;
   finished_at: NullableTimestamp;

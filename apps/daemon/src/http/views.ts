@@ -77,6 +77,8 @@ export function turnView(row: TurnRow, options: { readonly withEvents?: boolean 
     usage: usageFromColumns(row),
     /** The session's cache reuse so far, this turn included (cache read / all input, 0..1). */
     sessionCacheReuse: sessionCacheReuseOf(row),
+    /** The CLI's fallback during the turn (`tool_search_off`): every later turn sends more. */
+    cliFallback: row.cli_fallback,
     claudeVersion: row.claude_version,
     process: row.process,
     coldReason: row.cold_reason,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
+  cliFallbackOfTurn,
   type ClaudeTurnFailure,
   definedEntries,
   HERMETIC_CLAUDE_ENV,
@@ -107,6 +108,8 @@ interface DeliveryAttempt extends TurnAttempt {
   readonly sessionId: string;
   readonly turn: ClaudeCodeTurn;
   readonly claudeVersion: string | null;
+  /** When the attempt was prepared (ms): the CLI's transcript lines of this turn come after. */
+  readonly preparedAt: number;
   readonly recordProcess: (taken: TakenProcess) => Promise<void>;
 }
 
@@ -251,6 +254,7 @@ async function beginAttempt(
   };
   const claudeVersion = await ctx.runtime.version(definedEntries(ctx.baseEnv));
   const turnId = randomUUID();
+  const preparedAt = Date.now();
   const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
   const turnEnvFile = join(ctx.turnEnvDir, `${sessionId}.sh`);
   const env = buildAgentEnv({
@@ -330,6 +334,7 @@ async function beginAttempt(
     turn,
     turnId,
     claudeVersion,
+    preparedAt,
     key: sessionId,
     point: resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
     sessionKey: sessionId,
@@ -404,7 +409,7 @@ async function recordFailedTurn(
 async function recordSuccess(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  { scope, sessionId, turnId, claudeVersion }: DeliveryAttempt,
+  { scope, sessionId, turnId, claudeVersion, preparedAt }: DeliveryAttempt,
   { result, costUsd }: Extract<TurnOutcome, { kind: "succeeded" }>,
   transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
@@ -423,6 +428,9 @@ async function recordSuccess(
     costUsd,
     cumulativeCostUsd: result.totalCostUsd,
     usage: result.usage,
+    // Recorded, and the session continues, as in the backend (its README: a new session would
+    // write the whole prefix again and meet the same refusal).
+    cliFallback: cliFallbackOfTurn(transcript, preparedAt),
     sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
     resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { cacheReuse, wholeTurnTranscript, type TokenUsage } from "@talkide/claude-cli";
+import {
+  cacheReuse,
+  type CliFallback,
+  type TokenUsage,
+  wholeTurnTranscript,
+} from "@talkide/claude-cli";
 import { materialiseTranscript } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
@@ -52,6 +57,7 @@ async function succeed(
   runtimeSessionId: string,
   content: string,
   usage: TokenUsage | null = null,
+  cliFallback: CliFallback | null = null,
 ): Promise<{ readonly turnId: string; readonly deliveryId: string }> {
   const stored = await insertDelivery(db, {
     agentId: "ava",
@@ -87,6 +93,7 @@ async function succeed(
     costUsd: null,
     cumulativeCostUsd: null,
     usage,
+    cliFallback,
     sessionCumulativeCostUsd: null,
     resumeAtMessageId: `msg-${turnId}`,
     events: [{ type: "result" }],
@@ -240,5 +247,25 @@ describe("recordTurnSuccess and the turn's tokens", () => {
       [usage(100, 1000), cacheReuse(1000, 1010 + 1110)],
       [usage(50, 1100), cacheReuse(2100, 1010 + 1110 + 1160)],
     ]);
+  });
+
+  it("stores the CLI's fallback on the turn that fell back, through an append as through a whole write", async () => {
+    const sessionId = await newSession("c-fallback");
+    const runtime = randomUUID();
+    const before = await succeed(sessionId, "c-fallback", runtime, "a\n");
+    const appended = await succeed(
+      sessionId,
+      "c-fallback",
+      runtime,
+      "a\nb\n",
+      null,
+      "tool_search_off",
+    );
+    const after = await succeed(sessionId, "c-fallback", runtime, "a\nb\nc\n");
+    const whole = await succeed(sessionId, "c-fallback", runtime, "A\n", null, "tool_search_off");
+    const byId = new Map((await td.api.turns(`&sessionId=${sessionId}`)).map((t) => [t.id, t]));
+    expect(
+      [before, appended, after, whole].map(({ turnId }) => byId.get(turnId)?.cliFallback),
+    ).toEqual([null, "tool_search_off", null, "tool_search_off"]);
   });
 });

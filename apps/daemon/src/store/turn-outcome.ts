@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { AgentRuntimeMeta, DaemonDb } from "../db/schema.ts";
 import {
   allInputTokens,
+  type CliFallback,
   type TokenUsage,
   TranscriptLedger,
   type TurnTranscript,
@@ -17,6 +18,8 @@ export interface TurnSuccess {
   readonly cumulativeCostUsd: number | null;
   /** The turn's tokens as the runtime reported them (null: none). */
   readonly usage: TokenUsage | null;
+  /** The CLI's fallback during the turn that makes the session's later requests heavier. */
+  readonly cliFallback: CliFallback | null;
   /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
   readonly sessionCumulativeCostUsd: number | null;
   /** The turn's last message: where the session's next turn resumes. */
@@ -74,6 +77,7 @@ function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder
              output_tokens = ${usage?.outputTokens ?? null}::int,
              session_input_tokens = ${totals.input},
              session_cache_read_tokens = ${totals.cacheRead},
+             cli_fallback = ${input.cliFallback},
              events = ${JSON.stringify(input.events)}::jsonb, finished_at = now()
        where id = ${input.turnId} and state = 'running' ${when}
       returning id),

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheReuse } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
@@ -65,7 +65,7 @@ async function deliver(td: TestDaemon, conversation = "c-1") {
 
 describe("warm turns in the daemon", () => {
   it("runs a conversation's next turn in its kept process, with the current turn's values in ticlawk", async () => {
-    const { td, log, records } = await setup();
+    const { td, log, records, scenarioFile } = await setup();
     const first = await deliver(td);
     const second = await deliver(td);
     expect([first.turn?.process, first.turn?.coldReason]).toEqual(["cold", "new_session"]);
@@ -103,6 +103,19 @@ describe("warm turns in the daemon", () => {
     const other = await deliver(td, "c-2");
     expect(other.turn?.process).toBe("cold");
     expect(new Set((await records()).map((r) => r.pid)).size).toBe(2);
+    // A turn during which the CLI turned tool search off (the fake appends the reminder line the
+    // pinned CLI writes) says so on its record; the conversation's session continues.
+    writeFileSync(scenarioFile, "tool_search_off\n");
+    const fellBack = await deliver(td);
+    rmSync(scenarioFile);
+    const next = await deliver(td);
+    expect([first, second, fellBack, next].map(({ turn }) => turn?.cliFallback)).toEqual([
+      null,
+      null,
+      "tool_search_off",
+      null,
+    ]);
+    expect(new Set([first, fellBack, next].map(({ turn }) => turn?.sessionId)).size).toBe(1);
   });
 
   it("tells each turn's events once and in order, cold and warm, and stores the process it ran in", async () => {

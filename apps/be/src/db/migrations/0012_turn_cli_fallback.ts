@@ -8,7 +8,7 @@ import type { Migration } from "kysely/migration";
  * A fallback of the CLI during the turn that makes every later request of its session heavier
  * (issue 28, part 5): `tool_search_off` when a gateway refused deferred tools and Claude Code
  * turned tool search off for the session (seen in the lines the turn appended to the session's
- * transcript; see agent/cli-fallback.ts). Null: none seen, and for every turn before this
+ * transcript; see cli-fallback.ts in @talkide/claude-cli). Null: none seen, and for every turn before this
  * migration (nothing looked).
  */
 async function up(db: Kysely<unknown>): Promise<void> {

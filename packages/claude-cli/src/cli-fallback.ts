@@ -7,14 +7,17 @@
  * stream-json output says nothing about it (measured: `system/init`, `assistant`, `result`, the
  * same as a turn without the refusal; no `api_retry` event for a 400). What it writes to the
  * session's transcript does: an `attachment` line of type `critical_system_reminder` whose
- * content starts with `ToolSearch is no longer available`. The backend reads what a turn
- * appended to the transcript after every turn, so the turn that fell back can say so.
+ * content starts with `ToolSearch is no longer available`. Both apps read what a turn appended
+ * to the transcript after every turn (`transcriptAfterTurn`), so the turn that fell back can
+ * record it: the backend's `turns.cli_fallback` (migration 0012), the daemon's (migration 0007).
  *
  * A refusal of one beta header (the CLI retries once without it) leaves no such line and costs
  * nothing later, so it is not recorded.
  */
-import type { TurnTranscript } from "@talkide/claude-cli";
-import type { CliFallback } from "@talkide/be-api";
+import type { TurnTranscript } from "./turn-transcript.ts";
+
+/** A fallback of the CLI that makes every later request of its session heavier. */
+export type CliFallback = "tool_search_off";
 
 /** The reminder's opening words in Claude Code 2.1.330 (a CLI bump that rewords it shows in the wire test). */
 const TOOL_SEARCH_OFF = "ToolSearch is no longer available";
