@@ -5,6 +5,10 @@ export default defineProject({
   test: {
     name: "tooling",
     include: ["*.test.ts", "release/**/*.test.ts"],
+    // Files share a worker (one process, its imports kept) instead of a new one each: every
+    // file closes what it starts (services, databases, processes) and none mocks modules or
+    // changes process-wide state. Measured on the daemon and claude-cli: 439 → 361 s.
+    isolate: false,
     testTimeout: 300_000,
     hookTimeout: 300_000,
   },
