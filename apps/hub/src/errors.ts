@@ -1,4 +1,6 @@
-import { ApiError } from "@talkide/service-kit";
+// The narrow entry point: `ticlawk` imports this file, and the package root would load the
+// database drivers and the logger into every CLI call.
+import { ApiError } from "@talkide/service-kit/errors";
 
 /**
  * The hub's refusals are the daemon's `ApiError`s, so its error handler answers them in the

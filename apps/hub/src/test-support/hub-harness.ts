@@ -47,6 +47,11 @@ export function runNode(
   );
 }
 
+function compileCacheEnv(): Record<string, string> {
+  const dir = process.env["NODE_COMPILE_CACHE"];
+  return dir === undefined || dir === "" ? {} : { NODE_COMPILE_CACHE: dir };
+}
+
 /** Runs a program (such as `DAEMON_COMMAND`) with these arguments as a child process. */
 export function runCommand(
   program: DaemonCommand,
@@ -56,7 +61,14 @@ export function runCommand(
   return new Promise((resolve, reject) => {
     const child = spawn(program.command, [...program.args, ...args], {
       cwd: options.cwd ?? process.cwd(),
-      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...options.env },
+      // Only what a user's shell would give it, plus Node's compile cache of the test run (the
+      // root vitest config sets it): every `ticlawk` start then reuses the compiled modules.
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        HOME: process.env["HOME"] ?? "",
+        ...compileCacheEnv(),
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
