@@ -1,18 +1,8 @@
-import type { RecordedRequest } from "@talkide/claude-cli/testing";
+import { cacheControls, type RecordedRequest } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realClaudeCanRun, startWireBench, type WireBench } from "./test-support/wire-harness.ts";
 
 const canRun = realClaudeCanRun("The backend's prompt-cache lifetime at the wire");
-
-/** Every `cache_control` marker of a request body, wherever the CLI put it. */
-function cacheControls(value: unknown): Array<Record<string, unknown>> {
-  if (Array.isArray(value)) return value.flatMap(cacheControls);
-  if (value === null || typeof value !== "object") return [];
-  const record = value as Record<string, unknown>;
-  const own = record.cache_control;
-  const mine = own !== null && typeof own === "object" ? [own as Record<string, unknown>] : [];
-  return [...mine, ...Object.values(record).flatMap(cacheControls)];
-}
 
 /** The ScheduleWakeup tool's description: the CLI words it after the cache's lifetime. */
 function scheduleWakeupDescription(request: RecordedRequest): string {

@@ -1,5 +1,7 @@
 import {
+  ledgerLine,
   systemBlocks,
+  toolsAndSystemTokens,
   type PromptCacheLedgerEntry,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
@@ -56,12 +58,7 @@ describe.skipIf(!canRun)("the backend's new sessions, at the provider's prompt c
   });
 
   const figures = (): string =>
-    firstRequests
-      .map(
-        (e, i) =>
-          `  ${labels[i] ?? "?"}: prompt ${e.promptTokens}, write ${e.write5m + e.write1h}, read ${e.read}, uncached ${e.uncached}; breakpoints ${e.breakpoints.map((b) => `${b.section}@${b.prefixTokens}:${b.outcome}`).join(" ")}`,
-      )
-      .join("\n");
+    firstRequests.map((e, i) => `  ${labels[i] ?? "?"}: ${ledgerLine(e)}`).join("\n");
 
   it("opens every session with the same billing header", () => {
     console.info(`prompt-cache figures (tokens), first request of each session:\n${figures()}`);
@@ -70,9 +67,9 @@ describe.skipIf(!canRun)("the backend's new sessions, at the provider's prompt c
   });
 
   it("lets a project's new session and another project's first session read tools + system", () => {
-    const systemEnd = firstRequests[0]?.breakpoints.filter((b) => b.section === "system").at(-1);
+    const systemEnd = toolsAndSystemTokens(firstRequests[0]);
     expect(systemEnd, figures()).toBeDefined();
-    const shared = systemEnd?.prefixTokens ?? Number.POSITIVE_INFINITY;
+    const shared = systemEnd ?? Number.POSITIVE_INFINITY;
     for (const later of firstRequests.slice(1)) {
       expect(later.read, `read ≥ ${shared} (tools + system)\n${figures()}`).toBeGreaterThanOrEqual(
         shared,

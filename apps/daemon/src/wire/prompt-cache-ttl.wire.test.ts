@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  cacheControls,
   REAL_CLAUDE_PATH,
   realClaudeEnv,
   realClaudeSuiteCanRun,
@@ -21,15 +22,7 @@ import {
 const canRun = realClaudeSuiteCanRun("The daemon's prompt-cache lifetime at the wire");
 
 /** The `ttl` of every `cache_control` marker of a request body (`null`: none given). */
-function markerTtls(value: unknown): Array<unknown> {
-  if (Array.isArray(value)) return value.flatMap(markerTtls);
-  if (value === null || typeof value !== "object") return [];
-  const record = value as Record<string, unknown>;
-  const own = record.cache_control;
-  const mine =
-    own !== null && typeof own === "object" ? [(own as { ttl?: unknown }).ttl ?? null] : [];
-  return [...mine, ...Object.values(record).flatMap(markerTtls)];
-}
+const markerTtls = (body: unknown): unknown[] => cacheControls(body).map((m) => m["ttl"] ?? null);
 
 /**
  * `TALKIDE_PROMPT_CACHE_TTL` (README): a turn of the default `1h` daemon asks for the 1-hour

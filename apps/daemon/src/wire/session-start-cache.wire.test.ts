@@ -5,7 +5,9 @@ import {
   realClaudeEnv,
   realClaudeSuiteCanRun,
   startFakeMessagesApi,
+  ledgerLine,
   systemBlocks,
+  toolsAndSystemTokens,
   type FakeMessagesApi,
   type PromptCacheLedgerEntry,
 } from "@talkide/claude-cli/testing";
@@ -93,10 +95,7 @@ describe.skipIf(!canRun)("the daemon's new sessions, at the provider's prompt ca
 
   const figures = (): string =>
     firstRequests
-      .map(
-        (e, i) =>
-          `  session ${i + 1} (${deliveries[i]?.[0] ?? "?"}): prompt ${e.promptTokens}, write ${e.write5m + e.write1h}, read ${e.read}, uncached ${e.uncached}; breakpoints ${e.breakpoints.map((b) => `${b.section}@${b.prefixTokens}:${b.outcome}`).join(" ")}`,
-      )
+      .map((e, i) => `  session ${i + 1} (${deliveries[i]?.[0] ?? "?"}): ${ledgerLine(e)}`)
       .join("\n");
 
   it("opens every session with the same billing header", () => {
@@ -105,9 +104,9 @@ describe.skipIf(!canRun)("the daemon's new sessions, at the provider's prompt ca
   });
 
   it("lets a new conversation of the same agent and another agent's first session read tools + system", () => {
-    const systemEnd = firstRequests[0]?.breakpoints.filter((b) => b.section === "system").at(-1);
+    const systemEnd = toolsAndSystemTokens(firstRequests[0]);
     expect(systemEnd, figures()).toBeDefined();
-    const shared = systemEnd?.prefixTokens ?? Number.POSITIVE_INFINITY;
+    const shared = systemEnd ?? Number.POSITIVE_INFINITY;
     for (const later of firstRequests.slice(1)) {
       expect(later.read, `read ≥ ${shared} (tools + system)\n${figures()}`).toBeGreaterThanOrEqual(
         shared,

@@ -21,6 +21,7 @@ export {
   type PromptCacheLedgerEntry,
   type PromptSection,
 } from "./prompt-cache.ts";
+export { cacheControls, ledgerLine, toolsAndSystemTokens } from "./prompt-cache-wire.ts";
 export { readFakeClaudeRecords, type FakeClaudeRecord } from "./fake-claude-records.ts";
 export {
   REAL_CLAUDE_PATH,
