@@ -283,11 +283,9 @@ export function describeQueue(kind: DatabaseKind): void {
       // four. A lease is renewed every quarter lease, which leaves three quarters of a lease
       // (7.5 s) against a busy event loop; on PGlite the databases share this test's thread, and
       // what blocks it longest, a PGlite start, takes 1–2 s of it.
-      const leaseTest = it.concurrent;
-
       // The lease of a running job is renewed while its handler runs, whether a worker fetched
       // the job or its enqueue started it here (runHere).
-      leaseTest.for(["fetched", "started at its enqueue"] as const)(
+      it.concurrent.for(["fetched", "started at its enqueue"] as const)(
         "never touches a live instance's job (%s) when another instance starts",
         async (how, { expect }) => {
           const shared = await fresh();
@@ -321,7 +319,7 @@ export function describeQueue(kind: DatabaseKind): void {
       );
 
       for (const how of ["fetched", "started at its enqueue"] as const) {
-        leaseTest(
+        it.concurrent(
           `fails a killed instance's job (${how}) by lease and lets the key's lane go on`,
           async ({ expect }) => {
             const shared = await fresh();
