@@ -2,19 +2,26 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Test files that take minutes on an idle 2-core machine (CI measured them), in the order they
- * should start. vitest's own order groups files by project name, which put the two longest
- * (the `tooling` and `work-queue` projects) at the very end of a run, where one of them ran
- * alone for minutes while the other worker had nothing left to do. Started first, they overlap
- * with the rest. A path here that no longer exists is ignored.
+ * The test files that take longest on an idle 2-core machine (measured with vitest's JSON
+ * reporter, set-up included), in the order they should start. vitest's own order groups files
+ * by project name, which put long files at the very end of a run, where one of them ran alone
+ * for minutes while the other workers had nothing left to do. Started first, they overlap with
+ * the rest. A path here that no longer exists is ignored.
  */
 const LONG_FILES = [
-  "scripts/release/release.test.ts",
-  "packages/work-queue/src/work-queue.embedded.test.ts",
   "apps/daemon/src/suites/sessions.pglite.test.ts",
-  "runtimes/jvm/conformance.test.ts",
+  "scripts/release/release.test.ts",
+  "apps/hub/src/routing.pglite.test.ts",
+  "packages/work-queue/src/work-queue.embedded.test.ts",
   "apps/daemon/src/suites/crash.pglite.test.ts",
+  "apps/daemon/src/suites/warm-turns.test.ts",
+  "apps/be/src/agent/warm-turns.test.ts",
   "apps/daemon/src/suites/sessions.postgres.test.ts",
+  "apps/be/src/agent/turns.test.ts",
+  "apps/daemon/src/suites/crash.postgres.test.ts",
+  "runtimes/jvm/conformance.test.ts",
+  // Short, but most of it waits out real leases: it ended many runs alone.
+  "packages/work-queue/src/work-queue.server.test.ts",
 ];
 
 /** vitest's order (by previous durations, else size), with the known long files first. */
