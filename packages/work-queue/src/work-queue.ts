@@ -432,11 +432,17 @@ export class WorkQueue<T extends object> {
     }
   }
 
-  /** pg-boss's restore of a taken job: waiting again, as if never started. */
+  /**
+   * pg-boss's restore of a taken job: waiting again, as if never started, but as a new attempt.
+   * pg-boss settles a fetched job after its callback returns, fenced to the attempt it fetched
+   * (`retry_count`); a restore keeps the count, so that settle could complete another instance's
+   * fresh claim of the same job. The next attempt number makes it miss. (Retries are off:
+   * `retryLimit` 0, so the count decides nothing else.)
+   */
   private async putBack(jobId: string): Promise<void> {
     await sql`
       UPDATE ${sql.table(`${SCHEMA}.job`)}
-      SET state = 'created', started_on = NULL, heartbeat_on = NULL
+      SET state = 'created', started_on = NULL, heartbeat_on = NULL, retry_count = retry_count + 1
       WHERE name = ${this.options.queue} AND id = ${jobId} AND state = 'active'`.execute(
       this.options.kysely,
     );
@@ -531,6 +537,14 @@ export class WorkQueue<T extends object> {
         for (const job of jobs) {
           // pg-boss heartbeats the job while it waits here, as while its handler runs.
           await this.takeSlot();
+          if (this.stoppedTaking) {
+            // Fetched by a fetch already under way when stopTaking came, or held here waiting
+            // for a slot since before it: it starts nowhere on this instance, it goes back to
+            // its lane for another instance or the next start.
+            this.releaseSlot();
+            await this.putBack(job.id);
+            continue;
+          }
           try {
             await handler({ id: job.id, key: job.data.key, data: job.data.payload }, job.signal);
             // Completed here, not by pg-boss after this callback returns: the wake-up below

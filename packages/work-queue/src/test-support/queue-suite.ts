@@ -26,12 +26,17 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/** Resolves once `check` holds; a minute without it fails the test there, not at its timeout. */
 function until(check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
+  const deadline = Date.now() + 60_000;
+  return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
       if (check()) {
         clearInterval(timer);
         resolve();
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`still not so after a minute: ${check.toString()}`));
       }
     });
   });
@@ -218,6 +223,39 @@ export function describeQueue(kind: DatabaseKind): void {
         held.open();
         await closeAll([a, b]);
         expect(ranOnA).toEqual(["held"]);
+      });
+
+      it("puts back a job it fetched but had not started when stopTaking came, for another instance", async () => {
+        const shared = await fresh();
+        const a = await openInstance(shared, "turns", 1);
+        const held = gate();
+        const ranOnA: string[] = [];
+        await a.queue.work(async (job) => {
+          ranOnA.push(job.data.label);
+          if (job.data.label === "held") await held.promise;
+        }, noAbandon);
+        // "held" takes a's one slot at its enqueue; a's worker then fetches "fetched", which
+        // waits for that slot (pg-boss's fetch in flight at a stop ends the same way).
+        const runHere = { runHere: true };
+        const job = (label: string) => () => Promise.resolve({ data: { label }, result: null });
+        expect((await a.queue.enqueue("project:1", 5, job("held"), runHere)).runsHere).toBe(true);
+        await enqueue(a.queue, "project:2", "fetched");
+        for (let tries = 0; (await a.queue.length("project:2")).running === 0; tries += 1) {
+          if (tries === 3000) throw new Error("a's worker did not fetch the job within a minute");
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        a.queue.stopTaking();
+        held.open();
+        const b = await openInstance(shared, "turns");
+        const ranOnB: string[] = [];
+        await b.queue.work((queued) => {
+          ranOnB.push(queued.data.label);
+          return Promise.resolve();
+        }, noAbandon);
+        await until(() => ranOnB.includes("fetched"));
+        await closeAll([a, b]);
+        expect(ranOnA).toEqual(["held"]);
+        expect(ranOnB).toEqual(["fetched"]);
       });
 
       it("counts a key's lane and positions across instances and refuses past the limit", async () => {
