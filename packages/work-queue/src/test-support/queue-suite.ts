@@ -11,7 +11,13 @@ import {
   type SharedDatabase,
   releaseSharedResources,
 } from "./databases.ts";
-import { type AbandonedJob, QUEUE_POLICY, QueueFullError, WorkQueue } from "../work-queue.ts";
+import {
+  type AbandonedJob,
+  type EnqueueOptions,
+  QUEUE_POLICY,
+  QueueFullError,
+  WorkQueue,
+} from "../work-queue.ts";
 
 interface Payload {
   readonly label: string;
@@ -43,8 +49,19 @@ function until(check: () => boolean): Promise<void> {
 }
 
 /** Enqueues `label` on `key`; the "row" the caller writes in the same transaction is its label. */
-function enqueue(queue: WorkQueue<Payload>, key: string, label: string, limit = 100) {
-  return queue.enqueue(key, limit, () => Promise.resolve({ data: { label }, result: label }));
+function enqueue(
+  queue: WorkQueue<Payload>,
+  key: string,
+  label: string,
+  limit = 100,
+  options: EnqueueOptions<string> = {},
+) {
+  return queue.enqueue(
+    key,
+    limit,
+    () => Promise.resolve({ data: { label }, result: label }),
+    options,
+  );
 }
 
 interface Instance {
@@ -128,6 +145,20 @@ function recordingWork(queue: WorkQueue<Payload>) {
 }
 
 /**
+ * Works `queue`, recording each job's label as its handler starts; the job labelled `heldLabel`
+ * holds its handler (and slot) until `held.open()`.
+ */
+async function holdingWork(queue: WorkQueue<Payload>, heldLabel: string) {
+  const held = gate();
+  const ran: string[] = [];
+  await queue.work(async (job) => {
+    ran.push(job.data.label);
+    if (job.data.label === heldLabel) await held.promise;
+  }, noAbandon);
+  return { held, ran };
+}
+
+/**
  * The work queue's whole suite on one kind of database. It runs on PGlite and on a server from
  * two test files, so that vitest can run the two side by side.
  */
@@ -203,59 +234,44 @@ export function describeQueue(kind: DatabaseKind): void {
       it("takes no further job after stopTaking, while its running handler goes on", async () => {
         const shared = await fresh();
         const a = await openInstance(shared, "turns");
-        const held = gate();
-        const ranOnA: string[] = [];
-        await a.queue.work(async (job) => {
-          ranOnA.push(job.data.label);
-          if (job.data.label === "held") await held.promise;
-        }, noAbandon);
+        const onA = await holdingWork(a.queue, "held");
         await enqueue(a.queue, "project:1", "held");
-        await until(() => ranOnA.includes("held"));
+        await until(() => onA.ran.includes("held"));
         a.queue.stopTaking();
         await enqueue(a.queue, "project:2", "later");
         const b = await openInstance(shared, "turns");
-        const ranOnB: string[] = [];
-        await b.queue.work((job) => {
-          ranOnB.push(job.data.label);
-          return Promise.resolve();
-        }, noAbandon);
-        await until(() => ranOnB.includes("later"));
-        held.open();
+        const onB = recordingWork(b.queue);
+        await onB.started;
+        await until(() => onB.ran.includes("later"));
+        onA.held.open();
         await closeAll([a, b]);
-        expect(ranOnA).toEqual(["held"]);
+        expect(onA.ran).toEqual(["held"]);
+        expect(onB.abandoned).toEqual([]);
       });
 
       it("puts back a job it fetched but had not started when stopTaking came, for another instance", async () => {
         const shared = await fresh();
         const a = await openInstance(shared, "turns", 1);
-        const held = gate();
-        const ranOnA: string[] = [];
-        await a.queue.work(async (job) => {
-          ranOnA.push(job.data.label);
-          if (job.data.label === "held") await held.promise;
-        }, noAbandon);
+        const onA = await holdingWork(a.queue, "held");
         // "held" takes a's one slot at its enqueue; a's worker then fetches "fetched", which
         // waits for that slot (pg-boss's fetch in flight at a stop ends the same way).
-        const runHere = { runHere: true };
-        const job = (label: string) => () => Promise.resolve({ data: { label }, result: null });
-        expect((await a.queue.enqueue("project:1", 5, job("held"), runHere)).runsHere).toBe(true);
+        const first = await enqueue(a.queue, "project:1", "held", 5, { runHere: true });
+        expect(first.runsHere).toBe(true);
         await enqueue(a.queue, "project:2", "fetched");
         for (let tries = 0; (await a.queue.length("project:2")).running === 0; tries += 1) {
           if (tries === 3000) throw new Error("a's worker did not fetch the job within a minute");
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         a.queue.stopTaking();
-        held.open();
+        onA.held.open();
         const b = await openInstance(shared, "turns");
-        const ranOnB: string[] = [];
-        await b.queue.work((queued) => {
-          ranOnB.push(queued.data.label);
-          return Promise.resolve();
-        }, noAbandon);
-        await until(() => ranOnB.includes("fetched"));
+        const onB = recordingWork(b.queue);
+        await onB.started;
+        await until(() => onB.ran.includes("fetched"));
         await closeAll([a, b]);
-        expect(ranOnA).toEqual(["held"]);
-        expect(ranOnB).toEqual(["fetched"]);
+        expect(onA.ran).toEqual(["held"]);
+        expect(onB.ran).toEqual(["fetched"]);
+        expect(onB.abandoned).toEqual([]);
       });
 
       it("counts a key's lane and positions across instances and refuses past the limit", async () => {
@@ -381,12 +397,7 @@ export function describeQueue(kind: DatabaseKind): void {
       it("starts a job at its enqueue when its lane is empty, and queues the next one behind it", async () => {
         const shared = await fresh();
         const a = await openInstance(shared, "turns");
-        const held = gate();
-        const ran: string[] = [];
-        await a.queue.work(async (job) => {
-          ran.push(job.data.label);
-          if (job.data.label === "first") await held.promise;
-        }, noAbandon);
+        const { held, ran } = await holdingWork(a.queue, "first");
         const runHere = { runHere: true };
         const first = await a.queue.enqueue(
           "project:1",
@@ -493,12 +504,7 @@ export function describeQueue(kind: DatabaseKind): void {
         const job = (label: string) => () => Promise.resolve({ data: { label }, result: null });
         // Nobody works the queue here yet: the job waits for a worker.
         expect((await a.enqueue("project:1", 5, job("early"), runHere)).runsHere).toBe(false);
-        const held = gate();
-        const ran: string[] = [];
-        await a.work(async (queued) => {
-          ran.push(queued.data.label);
-          if (queued.data.label === "early") await held.promise;
-        }, noAbandon);
+        const { held, ran } = await holdingWork(a, "early");
         await until(() => ran.includes("early"));
         // The one slot is taken: another key's job is not started here either.
         expect((await a.enqueue("project:2", 5, job("full"), runHere)).runsHere).toBe(false);
