@@ -21,7 +21,7 @@ export default defineConfig({
     // Three files at a time on two cores (`vitest run --maxWorkers=3` in the root `test:all`
     // script: vitest 5 does not hand a root `maxWorkers` to the projects). A third of a file's
     // time is waiting (leases, timeouts, child processes), so a third file fills the cores those
-    // waits leave idle: 838 -> 767-776 s, every test passing. The longest files start first, so
+    // waits leave idle: 838 -> 726 s for vitest, every test passing. The longest files start first, so
     // that none of them runs alone at the end while the other workers have nothing left.
     sequence: { sequencer: LongFilesFirstSequencer },
     // One PostgreSQL server for the run instead of one per test file (TALKIDE_TEST_PG_URL).
