@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import LongFilesFirstSequencer from "./scripts/long-files-first-sequencer.ts";
+import { testTempRoot } from "./scripts/test-tmpdir.ts";
 
 // Every test spawns Node processes of its own (CLIs, services, conformance commands, one per
 // case): with Node's on-disk compile cache each of them reuses the type-stripped, compiled
@@ -10,6 +11,13 @@ import LongFilesFirstSequencer from "./scripts/long-files-first-sequencer.ts";
 process.env["NODE_COMPILE_CACHE"] ??= fileURLToPath(
   new URL("./node_modules/.cache/node-compile-cache", import.meta.url),
 );
+
+// Temporary files on a RAM file system when the machine has one (see test-tmpdir.ts): the
+// suites create and delete well over a hundred thousand files (a copied database cluster of
+// about a thousand files for each embedded database a service opens). Measured on this machine: vitest 798 -> 662 s, system CPU 371 -> 252 s
+// (together with copying those clusters in native code).
+const tempRoot = testTempRoot();
+if (tempRoot !== null) process.env["TMPDIR"] = tempRoot;
 
 // One run for the whole workspace, one project per package (each package keeps its own
 // vitest.config.ts). Workspace packages are resolved to their TypeScript sources through

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cp, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { seedPgliteDataDir } from "@talkide/service-kit/testing";
+import { copyCluster, seedPgliteDataDir } from "@talkide/service-kit/testing";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 
@@ -18,7 +18,7 @@ const DB_DIR = fileURLToPath(new URL("../db/", import.meta.url));
 export async function seedMigratedCluster(dataDir: string): Promise<void> {
   const target = join(dataDir, "pglite");
   if (await exists(target)) return;
-  await cp(await migratedTemplate(), target, { recursive: true });
+  copyCluster(await migratedTemplate(), target);
 }
 
 let template: Promise<string> | null = null;

@@ -5,7 +5,7 @@
  * bodies refused without a trace, the error shape).
  */
 export { makeTempDir, removeDir } from "./temp-dir.ts";
-export { seedPgliteDataDir } from "./pglite-seed.ts";
+export { copyCluster, seedPgliteDataDir } from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
 export { ApiClient, type ApiResponse } from "./api-client.ts";
 export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";

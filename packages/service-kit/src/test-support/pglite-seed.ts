@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
+import { cpSync } from "node:fs";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -36,7 +37,17 @@ function pgliteTemplate(): Promise<string> {
  */
 export async function seedPgliteDataDir(dataDir: string): Promise<void> {
   const pgliteDir = join(dataDir, "pglite");
-  if (!(await exists(pgliteDir))) await cp(await pgliteTemplate(), pgliteDir, { recursive: true });
+  if (!(await exists(pgliteDir))) copyCluster(await pgliteTemplate(), pgliteDir);
+}
+
+/**
+ * Copies a database cluster directory (about a thousand files, 39 MB). Synchronously on
+ * purpose: `fs.cpSync` copies in native code, while `fs/promises`' `cp` walks the tree in
+ * JavaScript with a thread-pool round trip per call; measured on a PGlite cluster, 60 ms and
+ * 0.06 s of CPU against 0.4–1.5 s and about 1 s of CPU, paid by every service a test starts.
+ */
+export function copyCluster(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
 }
 
 async function exists(path: string): Promise<boolean> {
