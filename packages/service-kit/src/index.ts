@@ -10,6 +10,7 @@ export {
   type DataDirOwner,
 } from "./data-dir.ts";
 export { openDatabase, type DatabaseKind } from "./db/database.ts";
+export { openEmbeddedPostgres } from "./db/embedded-postgres.ts";
 export { migrateToLatest, type MigrationFolder, type MigrationList } from "./db/migrate.ts";
 export { openServiceDatabase } from "./service-database.ts";
 export { ApiError, errorBody, problemBody, sendProblem } from "./http/api-error.ts";

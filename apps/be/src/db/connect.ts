@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
+import { openEmbeddedPostgres } from "@talkide/service-kit";
 import type { QueueConnection } from "@talkide/work-queue";
 import type { DatabaseSchema } from "./schema.ts";
 
@@ -73,7 +73,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   mkdirSync(dir, { recursive: true });
   const releaseLock = takeEmbeddedLock(dir);
   try {
-    const pglite = await PGlite.create(dir, {
+    const pglite = await openEmbeddedPostgres(dir, {
       parsers: Object.fromEntries(TIMESTAMP_OIDS.map((oid) => [oid, keepText])),
     });
     await pglite.exec("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD';");

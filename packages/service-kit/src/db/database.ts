@@ -1,8 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { openEmbeddedPostgres } from "./embedded-postgres.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -37,7 +38,7 @@ export async function openDatabase<Tables>(options: {
   }
   const dir = join(options.dataDir, "pglite");
   await mkdir(dir, { recursive: true });
-  const pglite = await PGlite.create(dir);
+  const pglite = await openEmbeddedPostgres(dir);
   const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }
