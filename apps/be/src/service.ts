@@ -82,7 +82,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
   ]);
 
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onConnectionError: (error) => {
+      logger.warn({ err: error }, "a database connection failed; it will be replaced");
+    },
+  });
   const cleanups: Array<() => Promise<void>> = [() => database.close()];
   const closeAll = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) {

@@ -103,13 +103,18 @@ function timestampsAsText(): pg.TypeOverrides {
   return types;
 }
 
-function openServer(url: string): Database {
+function openServer(url: string, onConnectionError?: (error: Error) => void): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     // Session settings that make timestamps come back as UTC ISO text (see schema.ts).
     options: "-c TimeZone=UTC -c DateStyle=ISO,YMD",
     types: timestampsAsText(),
+  });
+  // An idle pooled connection that fails (the server restarted or ended it, also one the pool
+  // is closing) is reported here and replaced; without a listener it would end the process.
+  pool.on("error", (error) => {
+    onConnectionError?.(error);
   });
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
@@ -126,8 +131,10 @@ function openServer(url: string): Database {
 export async function openDatabase(options: {
   databaseUrl: string | null;
   dataDir: string;
+  /** On a server: an idle pooled connection failed; the pool replaces it. */
+  onConnectionError?: (error: Error) => void;
 }): Promise<Database> {
   return options.databaseUrl === null
     ? openEmbedded(options.dataDir)
-    : openServer(options.databaseUrl);
+    : openServer(options.databaseUrl, options.onConnectionError);
 }

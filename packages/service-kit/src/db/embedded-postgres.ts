@@ -10,8 +10,14 @@ import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
  */
 export const EMBEDDED_SHARED_BUFFERS = "32MB";
 
-/** Opens (or creates) an embedded database in `dir` with the settings every service uses. */
-export function openEmbeddedPostgres(dir: string, options: PGliteOptions = {}): Promise<PGlite> {
+/**
+ * Opens (or creates) an embedded database in `dir` with the settings every service uses. The
+ * start parameters are those settings, so a caller cannot pass its own.
+ */
+export function openEmbeddedPostgres(
+  dir: string,
+  options: Omit<PGliteOptions, "startParams"> = {},
+): Promise<PGlite> {
   return PGlite.create(dir, {
     ...options,
     startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
