@@ -1,7 +1,6 @@
 import { sql } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "@talkide/service-kit/testing";
+import { endConnectionsFromServer, waitFor } from "@talkide/service-kit/testing";
 import { freshPostgresDatabase, postgresAvailable } from "../test-support/harness.ts";
 import { openDatabase } from "./connect.ts";
 
@@ -27,16 +26,7 @@ describe("the backend's server database: an idle connection ended by the server"
     });
     try {
       await sql`SELECT 1`.execute(opened.db); // leaves one connection idle in the pool
-      // What a server restart, or DROP DATABASE … WITH (FORCE), does to it.
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      try {
-        await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-        );
-      } finally {
-        await admin.end();
-      }
+      await endConnectionsFromServer(url);
       await waitFor(
         () => Promise.resolve(failures.length > 0 ? true : null),
         "the pool to report the ended connection",

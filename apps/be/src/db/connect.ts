@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join } from "node:path";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
-import { openEmbeddedPostgres } from "@talkide/service-kit";
+import { openEmbeddedPostgres, openServerPool } from "@talkide/service-kit";
 import type { QueueConnection } from "@talkide/work-queue";
 import type { DatabaseSchema } from "./schema.ts";
 
@@ -104,18 +104,15 @@ function timestampsAsText(): pg.TypeOverrides {
 }
 
 function openServer(url: string, onConnectionError?: (error: Error) => void): Database {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    // Session settings that make timestamps come back as UTC ISO text (see schema.ts).
-    options: "-c TimeZone=UTC -c DateStyle=ISO,YMD",
-    types: timestampsAsText(),
-  });
-  // An idle pooled connection that fails (the server restarted or ended it, also one the pool
-  // is closing) is reported here and replaced; without a listener it would end the process.
-  pool.on("error", (error) => {
-    onConnectionError?.(error);
-  });
+  const pool = openServerPool(
+    {
+      connectionString: url,
+      // Session settings that make timestamps come back as UTC ISO text (see schema.ts).
+      options: "-c TimeZone=UTC -c DateStyle=ISO,YMD",
+      types: timestampsAsText(),
+    },
+    onConnectionError,
+  );
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: "postgres",

@@ -2,9 +2,9 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { openEmbeddedPostgres } from "./embedded-postgres.ts";
 import { PGliteDialect } from "./pglite-dialect.ts";
+import { openServerPool } from "./server-pool.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -28,11 +28,10 @@ export async function openDatabase<Tables>(options: {
   readonly onConnectionError?: (error: Error) => void;
 }): Promise<OpenDatabase<Tables>> {
   if (options.databaseUrl !== null) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    // Without a listener such an error would end the process.
-    pool.on("error", (error) => {
-      options.onConnectionError?.(error);
-    });
+    const pool = openServerPool(
+      { connectionString: options.databaseUrl },
+      options.onConnectionError,
+    );
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", pglite: null, close: () => db.destroy() };
   }
