@@ -1,9 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { openEmbeddedPostgres } from "./embedded-postgres.ts";
-import { PGliteDialect } from "./pglite-dialect.ts";
 import { openServerPool } from "./server-pool.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -38,6 +37,10 @@ export async function openDatabase<Tables>(options: {
   const dir = join(options.dataDir, "pglite");
   await mkdir(dir, { recursive: true });
   const pglite = await openEmbeddedPostgres(dir);
-  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  // Kysely's own dialect: one statement or transaction at a time through its connection lock,
+  // and each runs under PGlite's own exclusive lock, so the work queue's statements on the same
+  // PGlite never land inside a transaction, and close() waits for a running one to end
+  // (pglite-dialect.test.ts proves all three).
+  const db = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite }) });
   return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }

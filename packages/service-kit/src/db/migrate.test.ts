@@ -1,13 +1,12 @@
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, sql } from "kysely";
+import { Kysely, PGliteDialect, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "./migrate.ts";
-import { PGliteDialect } from "./pglite-dialect.ts";
 
 const databases: Kysely<unknown>[] = [];
 function freshDatabase(): Kysely<unknown> {
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect(new PGlite()) });
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: new PGlite() }) });
   databases.push(db);
   return db;
 }

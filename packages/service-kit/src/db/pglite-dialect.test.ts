@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, sql } from "kysely";
+import { Kysely, PGliteDialect, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PGliteDialect } from "./pglite-dialect.ts";
+
+// What the services rely on from the embedded dialect `openDatabase` uses (Kysely's own).
 
 interface Tables {
   t: { id: number; v: string };
@@ -9,14 +13,14 @@ interface Tables {
 
 let db: Kysely<Tables>;
 beforeAll(async () => {
-  db = new Kysely<Tables>({ dialect: new PGliteDialect(new PGlite()) });
+  db = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: new PGlite() }) });
   await sql`create table t (id integer primary key, v text not null)`.execute(db);
 });
 afterAll(async () => {
   await db.destroy();
 });
 
-describe("PGliteDialect", () => {
+describe("the embedded dialect", () => {
   it("reports affected rows", async () => {
     const r = await db
       .insertInto("t")
@@ -64,6 +68,60 @@ describe("PGliteDialect", () => {
     expect(order).toEqual(["tx-insert", "tx-rollback", "outside-insert"]);
     const rows = await db.selectFrom("t").select("id").where("id", "in", [20, 21]).execute();
     expect(rows.map((r) => r.id)).toEqual([21]);
+  });
+
+  it("never lets a statement of another PGlite user (the work queue) run inside a transaction", async () => {
+    const pglite = new PGlite();
+    const shared = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite }) });
+    try {
+      await sql`create table t (id integer primary key, v text not null)`.execute(shared);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const tx = shared.transaction().execute(async (trx) => {
+        await trx.insertInto("t").values({ id: 1, v: "in-tx" }).execute();
+        await gate;
+        throw new Error("rollback on purpose");
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const direct = pglite.query("insert into t (id, v) values (2, 'direct')");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      release();
+      await expect(tx).rejects.toThrow("rollback on purpose");
+      await direct;
+      const rows = await shared.selectFrom("t").select("id").execute();
+      expect(rows.map((r) => r.id)).toEqual([2]);
+    } finally {
+      await shared.destroy();
+    }
+  });
+
+  it("closes only after a running transaction ended: nothing of it is cut off", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "talkide-dialect-"));
+    try {
+      const first = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: new PGlite(dir) }) });
+      await sql`create table t (id integer primary key, v text not null)`.execute(first);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const tx = first.transaction().execute(async (trx) => {
+        await trx.insertInto("t").values({ id: 1, v: "a" }).execute();
+        await gate;
+        await trx.insertInto("t").values({ id: 2, v: "b" }).execute();
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const closed = first.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      release();
+      await tx;
+      await closed;
+      const reopened = new Kysely<Tables>({
+        dialect: new PGliteDialect({ pglite: new PGlite(dir) }),
+      });
+      const rows = await reopened.selectFrom("t").select("id").orderBy("id").execute();
+      await reopened.destroy();
+      expect(rows.map((r) => r.id)).toEqual([1, 2]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("supports savepoints (nested transactions)", async () => {
