@@ -1,8 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
-import pg from "pg";
-import { openEmbeddedPostgres, openServerPool } from "@talkide/service-kit";
+import type { Kysely } from "kysely";
+import { openDatabase as openServiceKitDatabase } from "@talkide/service-kit";
 import type { QueueConnection } from "@talkide/work-queue";
 import type { DatabaseSchema } from "./schema.ts";
 
@@ -27,10 +26,6 @@ export class DatabaseLockedError extends Error {
     this.name = "DatabaseLockedError";
   }
 }
-
-// Timestamps stay PostgreSQL text (see schema.ts); 1184 = timestamptz, 1114 = timestamp.
-const TIMESTAMP_OIDS = [1184, 1114] as const;
-const keepText = (value: string): string => value;
 
 function isProcessAlive(pid: number): boolean {
   try {
@@ -68,24 +63,45 @@ function takeEmbeddedLock(dir: string): () => void {
   throw new Error(`Could not take the lock file ${lockPath}; remove it if no service is running.`);
 }
 
-async function openEmbedded(dataDir: string): Promise<Database> {
-  const dir = join(dataDir, "pglite");
+/**
+ * The embedded database under `dataDir` (locked to this process) unless a server URL is given,
+ * opened by service-kit with timestamps as UTC ISO text (see schema.ts).
+ */
+export async function openDatabase(options: {
+  databaseUrl: string | null;
+  dataDir: string;
+  /** On a server: an idle pooled connection failed; the pool replaces it. */
+  onConnectionError?: (error: Error) => void;
+}): Promise<Database> {
+  const { databaseUrl } = options;
+  if (databaseUrl !== null) {
+    const opened = await openServiceKitDatabase<DatabaseSchema>({
+      ...options,
+      timestampsAsText: true,
+    });
+    return {
+      kind: "postgres",
+      db: opened.db,
+      queueConnection: { kind: "server", connectionString: databaseUrl },
+      close: () => opened.close(),
+    };
+  }
+  const dir = join(options.dataDir, "pglite");
   mkdirSync(dir, { recursive: true });
   const releaseLock = takeEmbeddedLock(dir);
   try {
-    const pglite = await openEmbeddedPostgres(dir, {
-      parsers: Object.fromEntries(TIMESTAMP_OIDS.map((oid) => [oid, keepText])),
+    const opened = await openServiceKitDatabase<DatabaseSchema>({
+      ...options,
+      timestampsAsText: true,
     });
-    await pglite.exec("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD';");
-    const db = new Kysely<DatabaseSchema>({ dialect: new PGliteDialect({ pglite }) });
+    if (opened.pglite === null) throw new Error("an embedded database opened without PGlite");
     return {
       kind: "embedded",
-      db,
-      queueConnection: { kind: "embedded", pglite },
+      db: opened.db,
+      queueConnection: { kind: "embedded", pglite: opened.pglite },
       async close() {
         try {
-          await db.destroy();
-          if (!pglite.closed) await pglite.close();
+          await opened.close();
         } finally {
           releaseLock();
         }
@@ -95,43 +111,4 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     releaseLock();
     throw error;
   }
-}
-
-function timestampsAsText(): pg.TypeOverrides {
-  const types = new pg.TypeOverrides();
-  for (const oid of TIMESTAMP_OIDS) types.setTypeParser(oid, keepText);
-  return types;
-}
-
-function openServer(url: string, onConnectionError?: (error: Error) => void): Database {
-  const pool = openServerPool(
-    {
-      connectionString: url,
-      // Session settings that make timestamps come back as UTC ISO text (see schema.ts).
-      options: "-c TimeZone=UTC -c DateStyle=ISO,YMD",
-      types: timestampsAsText(),
-    },
-    onConnectionError,
-  );
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    kind: "postgres",
-    db,
-    queueConnection: { kind: "server", connectionString: url },
-    async close() {
-      await db.destroy();
-    },
-  };
-}
-
-/** The embedded database under `dataDir` unless a server URL is given. */
-export async function openDatabase(options: {
-  databaseUrl: string | null;
-  dataDir: string;
-  /** On a server: an idle pooled connection failed; the pool replaces it. */
-  onConnectionError?: (error: Error) => void;
-}): Promise<Database> {
-  return options.databaseUrl === null
-    ? openEmbedded(options.dataDir)
-    : openServer(options.databaseUrl, options.onConnectionError);
 }

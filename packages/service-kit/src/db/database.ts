@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import pg from "pg";
 import { openEmbeddedPostgres } from "./embedded-postgres.ts";
 import { openServerPool } from "./server-pool.ts";
 
@@ -15,6 +16,10 @@ export interface OpenDatabase<Tables> {
   close(): Promise<void>;
 }
 
+// 1184 = timestamptz, 1114 = timestamp: read as the text PostgreSQL sends.
+const TIMESTAMP_OIDS = [1184, 1114] as const;
+const keepText = (value: string): string => value;
+
 /**
  * Opens a service's database: a PostgreSQL server when `databaseUrl` is given, otherwise
  * the embedded PGlite database under `<dataDir>/pglite` (one process at a time; the data
@@ -25,10 +30,21 @@ export async function openDatabase<Tables>(options: {
   readonly dataDir: string;
   /** An idle pooled connection failed (the server restarted, say); the pool replaces it. */
   readonly onConnectionError?: (error: Error) => void;
+  /**
+   * Timestamps come back as PostgreSQL's ISO text in UTC (`2026-11-29 06:00:00.123+00`) rather
+   * than as `Date`s, on either kind of database: the backend's rows keep them as text.
+   */
+  readonly timestampsAsText?: boolean;
 }): Promise<OpenDatabase<Tables>> {
+  const asText = options.timestampsAsText === true;
   if (options.databaseUrl !== null) {
+    const types = new pg.TypeOverrides();
+    if (asText) for (const oid of TIMESTAMP_OIDS) types.setTypeParser(oid, keepText);
     const pool = openServerPool(
-      { connectionString: options.databaseUrl },
+      {
+        connectionString: options.databaseUrl,
+        ...(asText ? { options: "-c TimeZone=UTC -c DateStyle=ISO,YMD", types } : {}),
+      },
       options.onConnectionError,
     );
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
@@ -36,7 +52,11 @@ export async function openDatabase<Tables>(options: {
   }
   const dir = join(options.dataDir, "pglite");
   await mkdir(dir, { recursive: true });
-  const pglite = await openEmbeddedPostgres(dir);
+  const pglite = await openEmbeddedPostgres(
+    dir,
+    asText ? { parsers: Object.fromEntries(TIMESTAMP_OIDS.map((oid) => [oid, keepText])) } : {},
+  );
+  if (asText) await pglite.exec("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD';");
   // Kysely's own dialect: one statement or transaction at a time through its connection lock,
   // and each runs under PGlite's own exclusive lock, so the work queue's statements on the same
   // PGlite never land inside a transaction, and close() waits for a running one to end
