@@ -10,8 +10,6 @@ export {
   type DataDirOwner,
 } from "./data-dir.ts";
 export { openDatabase, type DatabaseKind } from "./db/database.ts";
-export { openEmbeddedPostgres } from "./db/embedded-postgres.ts";
-export { openServerPool } from "./db/server-pool.ts";
 export { migrateToLatest, type MigrationFolder, type MigrationList } from "./db/migrate.ts";
 export { openServiceDatabase } from "./service-database.ts";
 export { ApiError, errorBody, problemBody, sendProblem } from "./http/api-error.ts";
