@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { endConnectionsFromServer, waitFor } from "@talkide/service-kit/testing";
+import { endConnectionsAndAwaitReport } from "@talkide/service-kit/testing";
 import { freshPostgresDatabase, postgresAvailable } from "../test-support/harness.ts";
 import { openDatabase } from "./connect.ts";
 
@@ -26,13 +26,8 @@ describe("the backend's server database: an idle connection ended by the server"
     });
     try {
       await sql`SELECT 1`.execute(opened.db); // leaves one connection idle in the pool
-      await endConnectionsFromServer(url);
-      await waitFor(
-        () => Promise.resolve(failures.length > 0 ? true : null),
-        "the pool to report the ended connection",
-        30_000,
-      );
-      expect(failures[0]?.message).toContain("terminating connection");
+      const report = await endConnectionsAndAwaitReport(url, failures);
+      expect(report.message).toContain("terminating connection");
       const { rows } = await sql<{ answer: number }>`SELECT 42 AS answer`.execute(opened.db);
       expect(rows).toEqual([{ answer: 42 }]);
     } finally {

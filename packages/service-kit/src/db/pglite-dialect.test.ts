@@ -20,6 +20,16 @@ afterAll(async () => {
   await db.destroy();
 });
 
+/** Pending until `open()`: holds a transaction open for as long as a test needs. */
+function gate(): { readonly promise: Promise<void>; readonly open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** Lets work that waits on a lock get as far as it can. */
+const settle = (): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, 20));
+
 describe("the embedded dialect", () => {
   it("reports affected rows", async () => {
     const r = await db
@@ -45,13 +55,12 @@ describe("the embedded dialect", () => {
   });
 
   it("never lets a statement from outside run inside another caller's transaction", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = gate();
     const order: string[] = [];
     const tx = db.transaction().execute(async (trx) => {
       await trx.insertInto("t").values({ id: 20, v: "in-tx" }).execute();
       order.push("tx-insert");
-      await gate;
+      await held.promise;
       order.push("tx-rollback");
       throw new Error("rollback on purpose");
     });
@@ -61,8 +70,8 @@ describe("the embedded dialect", () => {
       .values({ id: 21, v: "outside" })
       .execute()
       .then(() => order.push("outside-insert"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    release();
+    await settle();
+    held.open();
     await expect(tx).rejects.toThrow("rollback on purpose");
     await outside;
     expect(order).toEqual(["tx-insert", "tx-rollback", "outside-insert"]);
@@ -75,17 +84,16 @@ describe("the embedded dialect", () => {
     const shared = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite }) });
     try {
       await sql`create table t (id integer primary key, v text not null)`.execute(shared);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const held = gate();
       const tx = shared.transaction().execute(async (trx) => {
         await trx.insertInto("t").values({ id: 1, v: "in-tx" }).execute();
-        await gate;
+        await held.promise;
         throw new Error("rollback on purpose");
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await settle();
       const direct = pglite.query("insert into t (id, v) values (2, 'direct')");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      release();
+      await settle();
+      held.open();
       await expect(tx).rejects.toThrow("rollback on purpose");
       await direct;
       const rows = await shared.selectFrom("t").select("id").execute();
@@ -100,17 +108,16 @@ describe("the embedded dialect", () => {
     try {
       const first = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: new PGlite(dir) }) });
       await sql`create table t (id integer primary key, v text not null)`.execute(first);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const held = gate();
       const tx = first.transaction().execute(async (trx) => {
         await trx.insertInto("t").values({ id: 1, v: "a" }).execute();
-        await gate;
+        await held.promise;
         await trx.insertInto("t").values({ id: 2, v: "b" }).execute();
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await settle();
       const closed = first.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      release();
+      await settle();
+      held.open();
       await tx;
       await closed;
       const reopened = new Kysely<Tables>({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { endConnectionsFromServer, postgresBackend, waitFor } from "../test-support/index.ts";
+import { endConnectionsAndAwaitReport, postgresBackend } from "../test-support/index.ts";
 import { openServerPool } from "./server-pool.ts";
 
 const backend = postgresBackend("The PostgreSQL server suite of @talkide/service-kit");
@@ -14,13 +14,8 @@ describe("openServerPool: an idle connection the server ends", () => {
     const pool = openServerPool({ connectionString: url }, (error) => failures.push(error));
     try {
       await pool.query("SELECT 1"); // leaves one connection idle in the pool
-      await endConnectionsFromServer(url);
-      await waitFor(
-        () => Promise.resolve(failures.length > 0 ? true : null),
-        "the pool to report the ended connection",
-        30_000,
-      );
-      expect(failures[0]?.message).toContain("terminating connection");
+      const report = await endConnectionsAndAwaitReport(url, failures);
+      expect(report.message).toContain("terminating connection");
       expect((await pool.query<{ answer: number }>("SELECT 42 AS answer")).rows).toEqual([
         { answer: 42 },
       ]);
