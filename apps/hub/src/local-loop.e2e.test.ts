@@ -6,6 +6,7 @@ import { FAKE_CLAUDE_PATH, readFakeClaudeRecords } from "@talkide/claude-cli/tes
 import {
   ApiClient,
   makeTempDir,
+  NODE_FROM_SOURCE,
   removeDir,
   seedPgliteDataDir,
   waitFor,
@@ -44,7 +45,7 @@ beforeAll(async () => {
   // Empty database clusters to start from: creating one takes seconds on a loaded machine.
   await seedPgliteDataDir(join(dir, ".data", "daemon"));
   await seedPgliteDataDir(join(dir, ".data", "hub"));
-  loop = spawn(process.execPath, ["--conditions=@talkide/source", HUB_MAIN, "local-loop"], {
+  loop = spawn(process.execPath, [...NODE_FROM_SOURCE, HUB_MAIN, "local-loop"], {
     cwd: dir,
     env: {
       ...process.env,

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export const BIN = fileURLToPath(new URL("../bin/talkide-be.ts", import.meta.url));
@@ -40,7 +41,7 @@ export async function seedEmbeddedCluster(env: NodeJS.ProcessEnv): Promise<void>
 export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   await seedEmbeddedCluster(env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, ...args], {
+    const child = spawn(process.execPath, [...NODE_FROM_SOURCE, BIN, ...args], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -72,7 +73,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<{
   stop(): Promise<number | null>;
 }> {
   await seedEmbeddedCluster(env);
-  const child = spawn(process.execPath, ["--conditions=@talkide/source", BIN, "serve"], {
+  const child = spawn(process.execPath, [...NODE_FROM_SOURCE, BIN, "serve"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

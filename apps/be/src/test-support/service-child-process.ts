@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { baseEnv, seedEmbeddedCluster, STARTED } from "./cli-process.ts";
 
 const CHILD = fileURLToPath(new URL("./service-child.ts", import.meta.url));
@@ -26,7 +27,7 @@ export async function startServiceChild(
 ): Promise<ServiceChild> {
   const childEnv = { ...baseEnv(dataDir), ...env };
   await seedEmbeddedCluster(childEnv);
-  const child = spawn(process.execPath, ["--conditions=@talkide/source", CHILD], {
+  const child = spawn(process.execPath, [...NODE_FROM_SOURCE, CHILD], {
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });

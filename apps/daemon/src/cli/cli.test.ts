@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { DAEMON_BIN, startChildDaemon, type ChildDaemon } from "../test-support/child-daemon.ts";
 import {
   makeDelivery,
@@ -17,7 +18,7 @@ let daemon: ChildDaemon;
 
 /** Runs the bin from source as a user would; never throws, returns code and output. */
 async function cli(args: string[], env: Record<string, string> = {}) {
-  return exec(process.execPath, ["--conditions=@talkide/source", DAEMON_BIN, ...args], {
+  return exec(process.execPath, [...NODE_FROM_SOURCE, DAEMON_BIN, ...args], {
     cwd: dir,
     env: { ...process.env, TALKIDE_DAEMON_DATA_DIR: dir, ...env },
     encoding: "utf8",

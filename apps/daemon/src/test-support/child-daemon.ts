@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { ApiClient } from "./harness.ts";
 
 export const DAEMON_BIN = fileURLToPath(new URL("../bin/talkide-daemon.ts", import.meta.url));
@@ -13,7 +14,7 @@ export function spawnDaemonBin(
   args: readonly string[],
   env: Readonly<Record<string, string>>,
 ): ChildProcess {
-  return spawn(process.execPath, ["--conditions=@talkide/source", DAEMON_BIN, ...args], {
+  return spawn(process.execPath, [...NODE_FROM_SOURCE, DAEMON_BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

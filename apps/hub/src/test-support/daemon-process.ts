@@ -3,7 +3,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ADMIN_TOKEN_FILE } from "@talkide/service-kit";
-import { ApiClient, seedPgliteDataDir, waitFor } from "@talkide/service-kit/testing";
+import {
+  ApiClient,
+  NODE_FROM_SOURCE,
+  seedPgliteDataDir,
+  waitFor,
+} from "@talkide/service-kit/testing";
 import { daemonCommand } from "../cli/daemon-command.ts";
 
 /** A delivery as the daemon's read API shows it (the fields the hub's tests look at). */
@@ -85,13 +90,19 @@ export async function startDaemonProcess(options: {
 }): Promise<DaemonProcess> {
   await seedPgliteDataDir(options.dataDir);
   const daemon = daemonCommand(process.env, process.cwd());
+  // The workspace's daemon from source, with the Node arguments of every process a test starts.
+  const entry = daemon.args.at(-1);
+  const nodeArgs =
+    daemon.command === process.execPath && entry !== undefined
+      ? [...NODE_FROM_SOURCE, entry]
+      : daemon.args;
   // This process's environment, without a developer's own daemon settings or database.
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !name.startsWith("TALKIDE_DAEMON_") && name !== "DATABASE_URL",
     ),
   );
-  const child = spawn(daemon.command, [...daemon.args, "start"], {
+  const child = spawn(daemon.command, [...nodeArgs, "start"], {
     env: {
       ...base,
       TALKIDE_DAEMON_HOST: "127.0.0.1",

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from "@talkide/service-kit";
 import {
   ApiClient,
   makeTempDir,
+  NODE_FROM_SOURCE,
   removeDir,
   seedPgliteDataDir,
   waitFor,
@@ -41,7 +42,7 @@ export function runNode(
   options: RunOptions = {},
 ): Promise<CliResult> {
   return runCommand(
-    { command: process.execPath, args: ["--conditions=@talkide/source", entry] },
+    { command: process.execPath, args: [...NODE_FROM_SOURCE, entry] },
     args,
     options,
   );

@@ -7,6 +7,7 @@
 export { makeTempDir, removeDir } from "./temp-dir.ts";
 export { copyCluster, seedPgliteDataDir } from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
+export { NODE_FROM_SOURCE } from "./node-from-source.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";
 export { ApiClient, type ApiResponse } from "./api-client.ts";
 export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
+import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type DatabaseKind,
@@ -107,7 +108,7 @@ async function killHolderMidJob(
   const holder = spawn(
     process.execPath,
     [
-      "--conditions=@talkide/source",
+      ...NODE_FROM_SOURCE,
       fileURLToPath(new URL("./lease-holder.ts", import.meta.url)),
       shared.kind,
       shared.location,
