@@ -10,9 +10,6 @@ export default defineProject({
     // file closes what it starts (services, databases, processes) and none mocks modules or
     // changes process-wide state. Measured on the daemon and claude-cli: 439 → 361 s.
     isolate: false,
-    // Their services open PGlite in the worker: V8's baseline compiler only for its WebAssembly,
-    // as for every process a test starts (see NODE_FROM_SOURCE in @talkide/service-kit/testing).
-    execArgv: ["--liftoff-only"],
     // Some tests start real processes (CLIs, databases, the pinned claude binary). On a loaded
     // 2-core machine these take far longer than vitest's 5 s default; the bounds below only
     // stop a hung test, and no test asserts a duration.

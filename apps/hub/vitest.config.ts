@@ -10,9 +10,6 @@ export default defineProject({
     // file closes what it starts (services, databases, processes) and none mocks modules or
     // changes process-wide state. Measured on the daemon and claude-cli: 439 → 361 s.
     isolate: false,
-    // Their services open PGlite in the worker: V8's baseline compiler only for its WebAssembly,
-    // as for every process a test starts (see NODE_FROM_SOURCE in @talkide/service-kit/testing).
-    execArgv: ["--liftoff-only"],
     // Suites start real hubs and daemons, databases and child processes. These bounds only stop a
     // broken build from hanging; no test asserts a duration.
     testTimeout: 300_000,
