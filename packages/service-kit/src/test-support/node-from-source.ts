@@ -11,9 +11,8 @@
  * test files that start services as processes, alternating with the old build, 119-130 -> 96-98 s
  * of CPU; the whole vitest run 1,353 -> 1,107 s of CPU (727 -> 598 s). The test workers keep
  * V8's defaults: with the flag, seven files run alone took 17% less CPU, but the whole run, where
- * a worker lives through many files, gained nothing (1,107 -> 1,096 s of CPU; a fresh clone's
- * run 791 -> 832 s). It is a choice of compiler, not of behaviour; programs started by users keep
- * V8's defaults.
+ * a worker lives through many files, gained nothing (1,107 -> 1,096 s of CPU). It is a choice of
+ * compiler, not of behaviour; programs started by users keep V8's defaults.
  */
 export const NODE_FROM_SOURCE: readonly string[] = [
   "--conditions=@talkide/source",
