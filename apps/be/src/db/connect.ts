@@ -74,31 +74,25 @@ export async function openDatabase(options: {
   onConnectionError?: (error: Error) => void;
 }): Promise<Database> {
   const { databaseUrl } = options;
-  if (databaseUrl !== null) {
-    const opened = await openServiceKitDatabase<DatabaseSchema>({
-      ...options,
-      timestampsAsText: true,
-    });
-    return {
-      kind: "postgres",
-      db: opened.db,
-      queueConnection: { kind: "server", connectionString: databaseUrl },
-      close: () => opened.close(),
-    };
+  let releaseLock = (): void => undefined;
+  if (databaseUrl === null) {
+    const dir = join(options.dataDir, "pglite");
+    mkdirSync(dir, { recursive: true });
+    releaseLock = takeEmbeddedLock(dir);
   }
-  const dir = join(options.dataDir, "pglite");
-  mkdirSync(dir, { recursive: true });
-  const releaseLock = takeEmbeddedLock(dir);
   try {
     const opened = await openServiceKitDatabase<DatabaseSchema>({
       ...options,
       timestampsAsText: true,
     });
-    if (opened.pglite === null) throw new Error("an embedded database opened without PGlite");
+    let queueConnection: QueueConnection;
+    if (databaseUrl !== null) queueConnection = { kind: "server", connectionString: databaseUrl };
+    else if (opened.pglite !== null) queueConnection = { kind: "embedded", pglite: opened.pglite };
+    else throw new Error("an embedded database opened without PGlite");
     return {
-      kind: "embedded",
+      kind: databaseUrl === null ? "embedded" : "postgres",
       db: opened.db,
-      queueConnection: { kind: "embedded", pglite: opened.pglite },
+      queueConnection,
       async close() {
         try {
           await opened.close();
