@@ -9,9 +9,10 @@
  * A process a test starts lives for seconds, too short for the optimized code to repay that
  * compilation. Measured on this 2-core machine: a daemon's start took 3.9 -> 2.0 s of CPU; four
  * test files that start services as processes, alternating with the old build, 119-130 -> 96-98 s
- * of CPU; the whole vitest run 1,353 -> 1,107 s of CPU (727 -> 598 s). The test workers keep
- * V8's defaults: with the flag, seven files run alone took 17% less CPU, but the whole run, where
- * a worker lives through many files, gained nothing (1,107 -> 1,096 s of CPU). It is a choice of
+ * of CPU; the whole vitest run 1,353 -> 1,107 s of CPU (727 -> 598 s; the old build's run began
+ * with an empty compile cache, so part of that is the cache). The test workers keep V8's
+ * defaults: with the flag, seven files run alone took 17% less CPU, but the whole run, where a
+ * worker lives through many files, gained nothing (1,107 -> 1,096 s of CPU). It is a choice of
  * compiler, not of behaviour; programs started by users keep V8's defaults.
  */
 export const NODE_FROM_SOURCE: readonly string[] = [
