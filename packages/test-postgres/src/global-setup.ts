@@ -23,7 +23,9 @@ export default async function setup(
   if (!project.vitest.projects.some((candidate) => SERVER_PROJECTS.has(candidate.name))) {
     return undefined;
   }
-  const server = await startPostgresServer();
+  // Killed by a signal (concurrently's --kill-others-on-fail, Ctrl-C, SIGKILL), vitest runs no
+  // teardown: the server's watchdog then stops it once this process is gone.
+  const server = await startPostgresServer({ stopWhenProcessExits: process.pid });
   // Test workers start after global setup and inherit this environment.
   process.env["TALKIDE_TEST_PG_URL"] = server.url;
   return async () => {

@@ -4,5 +4,6 @@ export {
   type PostgresServer,
   postgresBinariesAvailable,
   postgresSuiteCanRun,
+  type StartPostgresServerOptions,
   startPostgresServer,
 } from "./server.ts";

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
@@ -10,7 +10,21 @@ const run = promisify(execFile);
 export interface PostgresServer {
   /** Superuser connection URL on 127.0.0.1, database `postgres`. */
   readonly url: string;
+  /** The temporary directory holding the cluster, its socket and log; `stop()` removes it. */
+  readonly root: string;
+  /** The watchdog's pid when started with `stopWhenProcessExits`, else undefined. */
+  readonly watchdogPid: number | undefined;
+  /** Stops the server and removes `root`; harmless when the server is already stopped. */
   stop(): Promise<void>;
+}
+
+export interface StartPostgresServerOptions {
+  /**
+   * Stop the server and remove its directory once the process with this pid is gone, however
+   * it ended (SIGKILL included). Pass `process.pid` when nothing else is sure to call `stop()`:
+   * vitest runs no global teardown when its main process is killed by a signal.
+   */
+  readonly stopWhenProcessExits?: number;
 }
 
 /** Where the server binaries live: PATH first, then Debian's versioned directories. */
@@ -64,10 +78,71 @@ async function chownForServerUser(dir: string): Promise<void> {
 }
 
 /**
+ * The watchdog behind `stopWhenProcessExits`, a POSIX sh loop (no Node start-up, a `sleep`
+ * a second while idle). Arguments: the owner's pid, the server's postmaster.pid, the root
+ * directory, then the `pg_ctl stop` command. It ends on its own once postmaster.pid is gone (the
+ * server was stopped normally), so a normal run leaves none behind. It ignores HUP, INT and TERM:
+ * a Ctrl-C or `concurrently`'s tree-kill reaches every descendant of vitest, this one too, and it
+ * must outlive its owner to clean up. A pid reused after the owner ended only delays the cleanup.
+ */
+const WATCHDOG_SCRIPT = `
+trap '' HUP INT TERM
+owner=$1 pidfile=$2 root=$3
+shift 3
+while kill -0 "$owner" 2>/dev/null; do
+  [ -f "$pidfile" ] || exit 0
+  sleep 1
+done
+if [ -f "$pidfile" ]; then "$@"; fi
+rm -rf "$root"
+`;
+
+/**
+ * Starts the watchdog detached (its own session, so the owner's terminal signals miss it),
+ * with no stdio and unref()ed, so it never keeps the owner alive. Resolves with its pid.
+ */
+async function startWatchdog(
+  owner: number,
+  dataDir: string,
+  root: string,
+  stopCommand: readonly string[],
+): Promise<number> {
+  const watchdog = spawn(
+    "sh",
+    [
+      "-c",
+      WATCHDOG_SCRIPT,
+      "talkide-pg-watchdog",
+      String(owner),
+      join(dataDir, "postmaster.pid"),
+      root,
+      ...stopCommand,
+    ],
+    { detached: true, stdio: "ignore" },
+  );
+  watchdog.unref();
+  await new Promise<void>((resolve, reject) => {
+    watchdog.once("spawn", resolve);
+    watchdog.once("error", reject);
+  });
+  if (watchdog.pid === undefined) throw new Error("the watchdog started without a pid");
+  return watchdog.pid;
+}
+
+/**
  * Starts a throwaway server: a fresh cluster in a temporary directory, trust
  * authentication, listening on a free port on 127.0.0.1 only, fsync off (test data).
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(
+  options: StartPostgresServerOptions = {},
+): Promise<PostgresServer> {
+  const owner = options.stopWhenProcessExits;
+  if (owner !== undefined && !(Number.isSafeInteger(owner) && owner > 0)) {
+    throw new Error(
+      `stopWhenProcessExits must be the pid of a running process (a positive integer, such as ` +
+        `process.pid), not ${String(owner)}.`,
+    );
+  }
   const binDir = findPostgresBinDir();
   if (!binDir) {
     throw new Error(
@@ -95,12 +170,12 @@ export async function startPostgresServer(): Promise<PostgresServer> {
 
   // One server serves the whole test run (see global-setup.ts), with suites running side by
   // side, each with its own pools: room for more than the default 100 connections.
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400`;
+  const serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400`;
   const start = asServerUser(join(binDir, "pg_ctl"), [
     "-D",
     dataDir,
     "-o",
-    options,
+    serverOptions,
     "-l",
     join(root, "server.log"),
     "-w",
@@ -108,26 +183,51 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   ]);
   await run(start[0], start[1]);
 
+  const stopCommand = asServerUser(join(binDir, "pg_ctl"), [
+    "-D",
+    dataDir,
+    "-m",
+    "immediate",
+    "-w",
+    "stop",
+  ]);
+  const postmasterPid = join(dataDir, "postmaster.pid");
   let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      // The server is gone when postmaster.pid is (the watchdog may have stopped it already,
+      // or be stopping it this very moment): pg_ctl's error then means nothing.
+      if (existsSync(postmasterPid)) {
+        await run(stopCommand[0], stopCommand[1]).catch((error: unknown) => {
+          if (existsSync(postmasterPid)) throw error;
+        });
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+
+  let watchdogPid: number | undefined;
+  if (owner !== undefined) {
+    try {
+      watchdogPid = await startWatchdog(owner, dataDir, root, stopCommand.flat());
+    } catch (error) {
+      await stop();
+      throw new Error(
+        `Could not start the watchdog that stops the test PostgreSQL server when process ` +
+          `${owner} exits (it runs \`sh\`; is it on PATH?): ${String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      const stop = asServerUser(join(binDir, "pg_ctl"), [
-        "-D",
-        dataDir,
-        "-m",
-        "immediate",
-        "-w",
-        "stop",
-      ]);
-      try {
-        await run(stop[0], stop[1]);
-      } finally {
-        rmSync(root, { recursive: true, force: true });
-      }
-    },
+    root,
+    watchdogPid,
+    stop,
   };
 }
 
