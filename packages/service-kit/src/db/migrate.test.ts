@@ -2,16 +2,23 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir, seededPgliteCluster } from "../test-support/index.ts";
 import { migrateToLatest } from "./migrate.ts";
 
 const databases: Kysely<unknown>[] = [];
-function freshDatabase(): Kysely<unknown> {
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: new PGlite() }) });
+const dirs: string[] = [];
+/** An empty database of its own: a copy of the empty cluster (no initdb per test). */
+async function freshDatabase(): Promise<Kysely<unknown>> {
+  const dir = await makeTempDir("talkide-migrate-");
+  dirs.push(dir);
+  const pglite = new PGlite(await seededPgliteCluster(dir));
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
   databases.push(db);
   return db;
 }
 afterEach(async () => {
   for (const db of databases.splice(0)) await db.destroy();
+  for (const dir of dirs.splice(0)) await removeDir(dir);
 });
 
 const createTable = (name: string): Migration => ({
@@ -29,7 +36,7 @@ async function recorded(db: Kysely<unknown>): Promise<string[]> {
 
 describe("migrateToLatest from a list", () => {
   it("records the names as listed, without a namespace, and runs each once", async () => {
-    const db = freshDatabase();
+    const db = await freshDatabase();
     const migrations = { "0001_first": createTable("a"), "0002_second": createTable("b") };
     expect(await migrateToLatest(db, [{ migrations }])).toEqual(["0001_first", "0002_second"]);
     expect(await migrateToLatest(db, [{ migrations }])).toEqual([]);
@@ -37,7 +44,7 @@ describe("migrateToLatest from a list", () => {
   });
 
   it("names the failed migration and leaves the database as it was", async () => {
-    const db = freshDatabase();
+    const db = await freshDatabase();
     const failing: Migration = {
       up: async (trx) => {
         await sql`select * from no_such_table`.execute(trx);
@@ -57,7 +64,7 @@ describe("migrateToLatest from a list", () => {
   });
 
   it("refuses a list whose new entry sorts before one already run", async () => {
-    const db = freshDatabase();
+    const db = await freshDatabase();
     await migrateToLatest(db, [{ migrations: { "0002_b": createTable("b") } }]);
     const run = migrateToLatest(db, [
       { migrations: { "0001_a": createTable("a"), "0002_b": createTable("b") } },

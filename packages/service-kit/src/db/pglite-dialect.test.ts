@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir, seededPgliteCluster } from "../test-support/index.ts";
 
 // What the services rely on from the embedded dialect `openDatabase` uses (Kysely's own).
 
@@ -11,13 +9,21 @@ interface Tables {
   t: { id: number; v: string };
 }
 
+/** A PGlite on a copy of the empty cluster in `dir` (`new PGlite()` would run initdb). */
+async function seededPglite(dir: string): Promise<PGlite> {
+  return new PGlite(await seededPgliteCluster(dir));
+}
+
 let db: Kysely<Tables>;
+let dbDir: string;
 beforeAll(async () => {
-  db = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: new PGlite() }) });
+  dbDir = await makeTempDir("talkide-dialect-");
+  db = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: await seededPglite(dbDir) }) });
   await sql`create table t (id integer primary key, v text not null)`.execute(db);
 });
 afterAll(async () => {
   await db.destroy();
+  await removeDir(dbDir);
 });
 
 /** Pending until `open()`: holds a transaction open for as long as a test needs. */
@@ -80,7 +86,8 @@ describe("the embedded dialect", () => {
   });
 
   it("never lets a statement of another PGlite user (the work queue) run inside a transaction", async () => {
-    const pglite = new PGlite();
+    const dir = await makeTempDir("talkide-dialect-");
+    const pglite = await seededPglite(dir);
     const shared = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite }) });
     try {
       await sql`create table t (id integer primary key, v text not null)`.execute(shared);
@@ -100,13 +107,17 @@ describe("the embedded dialect", () => {
       expect(rows.map((r) => r.id)).toEqual([2]);
     } finally {
       await shared.destroy();
+      await removeDir(dir);
     }
   });
 
   it("closes only after a running transaction ended: nothing of it is cut off", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "talkide-dialect-"));
+    const dir = await makeTempDir("talkide-dialect-");
     try {
-      const first = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: new PGlite(dir) }) });
+      const cluster = await seededPgliteCluster(dir);
+      const first = new Kysely<Tables>({
+        dialect: new PGliteDialect({ pglite: new PGlite(cluster) }),
+      });
       await sql`create table t (id integer primary key, v text not null)`.execute(first);
       const held = gate();
       const tx = first.transaction().execute(async (trx) => {
@@ -121,13 +132,13 @@ describe("the embedded dialect", () => {
       await tx;
       await closed;
       const reopened = new Kysely<Tables>({
-        dialect: new PGliteDialect({ pglite: new PGlite(dir) }),
+        dialect: new PGliteDialect({ pglite: new PGlite(cluster) }),
       });
       const rows = await reopened.selectFrom("t").select("id").orderBy("id").execute();
       await reopened.destroy();
       expect(rows.map((r) => r.id)).toEqual([1, 2]);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await removeDir(dir);
     }
   });
 

@@ -5,7 +5,7 @@
  * bodies refused without a trace, the error shape).
  */
 export { makeTempDir, removeDir } from "./temp-dir.ts";
-export { copyCluster, seedPgliteDataDir } from "./pglite-seed.ts";
+export { copyCluster, seededPgliteCluster, seedPgliteDataDir } from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
 export { NODE_FROM_SOURCE } from "./node-from-source.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";

@@ -41,6 +41,16 @@ export async function seedPgliteDataDir(dataDir: string): Promise<void> {
 }
 
 /**
+ * A copy of the empty cluster in `<dir>/pglite`, for a test that opens PGlite itself: `new
+ * PGlite()` without a directory runs initdb in WebAssembly (seconds of CPU) every time.
+ * Returns the cluster's directory; removing `dir` removes it.
+ */
+export async function seededPgliteCluster(dir: string): Promise<string> {
+  await seedPgliteDataDir(dir);
+  return join(dir, "pglite");
+}
+
+/**
  * Copies a database cluster directory (about a thousand files, 39 MB). Synchronously on
  * purpose: `fs.cpSync` copies in native code, while `fs/promises`' `cp` walks the tree in
  * JavaScript with a thread-pool round trip per call; measured on a PGlite cluster, 60 ms and
