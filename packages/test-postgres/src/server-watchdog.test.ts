@@ -123,6 +123,14 @@ describe.skipIf(!available)("startPostgresServer({ stopWhenProcessExits })", () 
     }
   });
 
+  /** A server stopped when `owner` is gone, and after the test whatever happened. */
+  async function guardedServer(owner: number): Promise<PostgresServer> {
+    const server = await startPostgresServer({ stopWhenProcessExits: owner });
+    servers.push(server);
+    leftovers.push(server);
+    return server;
+  }
+
   it.each(["SIGTERM", "SIGKILL"] as const)(
     "stops the server and removes its directory once the owner is killed with %s",
     async (signal) => {
@@ -143,20 +151,13 @@ describe.skipIf(!available)("startPostgresServer({ stopWhenProcessExits })", () 
   );
 
   it("leaves no watchdog behind after a normal stop()", async () => {
-    const server = await startPostgresServer({ stopWhenProcessExits: process.pid });
-    servers.push(server);
-    const started: Started = {
-      url: server.url,
-      root: server.root,
-      watchdogPid: server.watchdogPid,
-    };
-    leftovers.push(started);
+    const server = await guardedServer(process.pid);
     const watchdogPid = pidOf(server.watchdogPid);
     expect(running(watchdogPid)).toBe(true);
 
     await server.stop();
 
-    expect(await serverGone(started)).toBe(true);
+    expect(await serverGone(server)).toBe(true);
     await expect.poll(() => running(watchdogPid), CLEANUP_BOUND).toBe(false);
   });
 
@@ -165,17 +166,10 @@ describe.skipIf(!available)("startPostgresServer({ stopWhenProcessExits })", () 
     const owner = spawn("sleep", ["600"], { stdio: "ignore" });
     children.push(owner);
     if (owner.pid === undefined) throw new Error("could not start `sleep`");
-    const server = await startPostgresServer({ stopWhenProcessExits: owner.pid });
-    servers.push(server);
-    const started: Started = {
-      url: server.url,
-      root: server.root,
-      watchdogPid: server.watchdogPid,
-    };
-    leftovers.push(started);
+    const server = await guardedServer(owner.pid);
 
     owner.kill("SIGKILL");
-    await expect.poll(() => serverGone(started), CLEANUP_BOUND).toBe(true);
+    await expect.poll(() => serverGone(server), CLEANUP_BOUND).toBe(true);
 
     await expect(server.stop()).resolves.toBeUndefined();
   });
