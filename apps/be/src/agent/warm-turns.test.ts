@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
+import { waitFor } from "@talkide/service-kit/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -67,11 +68,7 @@ const alive = (pid: number) => {
 
 /** Polls a condition; the bound only keeps a broken build from hanging. */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(() => Promise.resolve(condition() ? true : null), what, 30_000);
 }
 
 describe("warm turns", () => {

@@ -1,4 +1,5 @@
 import { processesWithMarker } from "@talkide/claude-cli/testing";
+import { waitFor } from "@talkide/service-kit/testing";
 import { TURN_ID_VARIABLE } from "../agent/claude-args.ts";
 
 /** Live (not zombie) processes whose environment carries `TALKIDE_TURN_ID=<turnId>`. */
@@ -6,11 +7,7 @@ export function processesOfTurn(turnId: string): Promise<number[]> {
   return processesWithMarker(TURN_ID_VARIABLE, turnId);
 }
 
-export async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
-  for (let i = 0; i < 1500; i += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Polls `probe` until it returns a value (service-kit's waitFor: pauses that grow). */
+export function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  return waitFor(probe, what, 60_000);
 }

@@ -33,7 +33,11 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** Resolves once `check` holds; a minute without it fails the test there, not at its timeout. */
+/**
+ * Resolves once `check` holds; a minute without it fails the test there, not at its timeout.
+ * Checked every 10 ms: the checks read this process's memory, and a lease test waits out a
+ * lease here (about 13 s), where a 1 ms timer woke the worker a thousand times a second.
+ */
 function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
   return new Promise((resolve, reject) => {
@@ -45,7 +49,7 @@ function until(check: () => boolean): Promise<void> {
         clearInterval(timer);
         reject(new Error(`still not so after a minute: ${check.toString()}`));
       }
-    });
+    }, 10);
   });
 }
 
