@@ -16,6 +16,7 @@ import {
   openServiceDatabase,
   type DatabaseKind,
   type Logger,
+  type MigrationFolder,
 } from "@talkide/service-kit";
 import {
   BodyFault,
@@ -50,6 +51,12 @@ export interface RunningHub {
   stop(): Promise<void>;
 }
 
+/** The hub's tables (its own migrations, under the "hub" namespace). */
+export const HUB_MIGRATIONS: MigrationFolder = {
+  namespace: "hub",
+  folder: new URL("./migrations/", import.meta.url),
+};
+
 /**
  * Starts the hub: locks its data directory, opens and migrates its own database, serves the
  * member API (`ticlawk`) and the admin API (`talkide-hub`), and hands every routed message
@@ -70,7 +77,7 @@ export async function startHub(options: {
       owner: { service: "hub", dataDirVariable: "TALKIDE_HUB_DATA_DIR" },
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
-      migrations: [{ namespace: "hub", folder: new URL("./migrations/", import.meta.url) }],
+      migrations: [HUB_MIGRATIONS],
       logger,
     });
     cleanups.push(() => database.close());

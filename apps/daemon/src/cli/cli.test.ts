@@ -8,7 +8,7 @@ import {
   makeDelivery,
   makeTempDir,
   removeDir,
-  seedPgliteDataDir,
+  seedMigratedDaemonDataDir,
 } from "../test-support/harness.ts";
 
 const exec = promisify(execFile);
@@ -33,7 +33,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   dir = await makeTempDir();
-  await seedPgliteDataDir(dir);
+  await seedMigratedDaemonDataDir(dir);
   daemon = await startChildDaemon(dir);
 });
 

@@ -10,7 +10,7 @@ import {
   makeTempDir,
   readLines,
   removeDir,
-  seedPgliteDataDir,
+  seedMigratedDaemonDataDir,
   waitFor,
 } from "./harness.ts";
 
@@ -40,7 +40,7 @@ export function defineCrashSuite(backend: Backend): void {
         const dir = await makeTempDir();
         cleanups.push(() => removeDir(dir));
         const databaseUrl = await backend.newDatabase();
-        if (databaseUrl === null) await seedPgliteDataDir(dir);
+        if (databaseUrl === null) await seedMigratedDaemonDataDir(dir);
         const log = join(dir, "turns.log");
         const pids = join(dir, "pids");
         const base = {

@@ -5,17 +5,25 @@ import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { createLogger } from "@talkide/service-kit";
 import {
   ApiClient as ServiceApiClient,
-  seedPgliteDataDir,
+  migrationFoldersSeeder,
   waitFor,
   type ApiResponse,
 } from "@talkide/service-kit/testing";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon, type StartDaemonOptions } from "../daemon.ts";
+import { CORE_MIGRATIONS } from "../db/core-migrations.ts";
 import type { DeliveryView, SessionView, TurnView } from "../http/views.ts";
 import type { DaemonExtension } from "../extension.ts";
 
 // The kit's generic test helpers, under the names the daemon's suites have always imported.
 export { makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "@talkide/service-kit/testing";
+
+/**
+ * Gives a daemon's data directory an embedded database at the daemon's latest migration,
+ * copied from a template made once per run (a daemon with extensions of its own migrates
+ * theirs when it starts). A data directory that already has a database keeps it.
+ */
+export const seedMigratedDaemonDataDir = migrationFoldersSeeder("daemon", [CORE_MIGRATIONS]);
 
 export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
   return {
@@ -61,7 +69,7 @@ export async function startTestDaemon(options: {
   readonly logger?: StartDaemonOptions["logger"];
 }): Promise<TestDaemon> {
   const config = testConfig(options.dataDir, options.config);
-  if (config.databaseUrl === null) await seedPgliteDataDir(options.dataDir);
+  if (config.databaseUrl === null) await seedMigratedDaemonDataDir(options.dataDir);
   const daemon = await startDaemon({
     config,
     logger: options.logger ?? createLogger("talkide-daemon", "silent"),

@@ -6,14 +6,14 @@ import { createLogger, type Logger } from "@talkide/service-kit";
 import {
   ApiClient,
   makeTempDir,
+  migrationFoldersSeeder,
   NODE_FROM_SOURCE,
   removeDir,
-  seedPgliteDataDir,
   waitFor,
 } from "@talkide/service-kit/testing";
 import type { HubConfig } from "../config.ts";
 import type { HubDb } from "../schema.ts";
-import { startHub as startHubService, type RunningHub } from "../server.ts";
+import { HUB_MIGRATIONS, startHub as startHubService, type RunningHub } from "../server.ts";
 import { daemonCommand, type DaemonCommand } from "../cli/daemon-command.ts";
 import { startDaemonProcess, type DaemonProcess } from "./daemon-process.ts";
 
@@ -22,6 +22,12 @@ export const TICLAWK_MAIN = fileURLToPath(new URL("../ticlawk/main.ts", import.m
 export const HUB_MAIN = fileURLToPath(new URL("../bin/talkide-hub.ts", import.meta.url));
 /** `talkide-daemon`, found as `talkide-hub local-loop` finds it (the workspace's, from source). */
 export const DAEMON_COMMAND = daemonCommand({}, process.cwd());
+
+/**
+ * Gives a hub's data directory an embedded database at the hub's latest migration, copied
+ * from a template made once per run. A data directory that already has a database keeps it.
+ */
+export const seedMigratedHubDataDir = migrationFoldersSeeder("hub", [HUB_MIGRATIONS]);
 
 export interface CliResult {
   readonly code: number | null;
@@ -181,7 +187,7 @@ export async function startHub(
     logLevel: "silent",
     ...options.hubConfig,
   };
-  if (hubConfig.databaseUrl === null) await seedPgliteDataDir(hubDataDir);
+  if (hubConfig.databaseUrl === null) await seedMigratedHubDataDir(hubDataDir);
   const logger = options.logger ?? createLogger("talkide-hub", "silent");
   const running = await startHubService({ config: hubConfig, logger });
   const test = await startDaemonProcess({

@@ -5,7 +5,14 @@
  * bodies refused without a trace, the error shape).
  */
 export { makeTempDir, removeDir } from "./temp-dir.ts";
-export { copyCluster, seededPgliteCluster, seedPgliteDataDir } from "./pglite-seed.ts";
+export {
+  copyCluster,
+  filesIn,
+  migratedPgliteSeeder,
+  migrationFoldersSeeder,
+  seededPgliteCluster,
+  seedPgliteDataDir,
+} from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
 export { NODE_FROM_SOURCE } from "./node-from-source.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";

@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { cpSync } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { openDatabase } from "../db/database.ts";
+import { migrateToLatest, type MigrationFolder } from "../db/migrate.ts";
 
 /**
  * An initialized, empty PGlite cluster to copy from. Creating a cluster (initdb inside
@@ -65,4 +68,83 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The kit's migration runner: it writes the bookkeeping tables every template holds. */
+const MIGRATION_RUNNER = fileURLToPath(new URL("../db/migrate.ts", import.meta.url));
+
+/**
+ * A seeder for one service's data directories: each gets an embedded database already at the
+ * latest migration, copied from a template made once per run and schema. Running a service's
+ * migrations on a new cluster costs about a second of CPU (more in a process on V8's baseline
+ * compiler), paid again by every service a test starts; the copy costs milliseconds, and the
+ * service then finds nothing to migrate, as on any later start. A data directory that already
+ * has a database keeps it.
+ */
+export function migratedPgliteSeeder(template: {
+  /** Names the template's directory ("daemon", "hub"). */
+  readonly name: string;
+  /** Every file that decides the schema (the migrations, their runner): a change makes a new template. */
+  readonly schemaFiles: () => Promise<readonly string[]>;
+  /** Brings a data directory holding an empty cluster to the latest schema, then closes it. */
+  readonly migrate: (dataDir: string) => Promise<void>;
+}): (dataDir: string) => Promise<void> {
+  let made: Promise<string> | null = null;
+  const templateDir = (): Promise<string> => {
+    made ??= (async () => {
+      const key = createHash("sha256").update(import.meta.resolve("@electric-sql/pglite"));
+      for (const file of [MIGRATION_RUNNER, ...(await template.schemaFiles())])
+        key.update(file).update(await readFile(file));
+      const dir = join(
+        tmpdir(),
+        `talkide-${template.name}-migrated-${key.digest("hex").slice(0, 16)}`,
+      );
+      if (await exists(join(dir, "PG_VERSION"))) return dir;
+      const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
+      await seedPgliteDataDir(staging);
+      await template.migrate(staging);
+      // Renamed into place, so a parallel worker never copies half of one.
+      await rename(join(staging, "pglite"), dir).catch(() => undefined);
+      await rm(staging, { recursive: true, force: true });
+      return dir;
+    })();
+    return made;
+  };
+  return async (dataDir) => {
+    const target = join(dataDir, "pglite");
+    if (!(await exists(target))) copyCluster(await templateDir(), target);
+  };
+}
+
+/**
+ * migratedPgliteSeeder for a service whose schema is the kit's migration folders (the daemon's,
+ * the hub's): the template runs exactly those folders.
+ */
+export function migrationFoldersSeeder(
+  name: string,
+  migrations: readonly MigrationFolder[],
+): (dataDir: string) => Promise<void> {
+  return migratedPgliteSeeder({
+    name,
+    schemaFiles: () => filesIn(...migrations.map((migration) => migration.folder)),
+    async migrate(dataDir) {
+      const database = await openDatabase({ databaseUrl: null, dataDir });
+      try {
+        await migrateToLatest(database.db, migrations);
+      } finally {
+        await database.close();
+      }
+    },
+  });
+}
+
+/** The files of the given folders (a service's migrations), sorted, as absolute paths. */
+export async function filesIn(...folders: readonly URL[]): Promise<string[]> {
+  const lists = await Promise.all(
+    folders.map(async (folder) => {
+      const dir = fileURLToPath(folder);
+      return (await readdir(dir)).sort().map((name) => join(dir, name));
+    }),
+  );
+  return lists.flat();
 }
