@@ -8,6 +8,7 @@ import { lockDataDir } from "./data-dir.ts";
 import { httpUrl } from "./http/http-url.ts";
 import { createLogger } from "./logger.ts";
 import { openServiceDatabase } from "./service-database.ts";
+import { seedPgliteDataDir } from "./test-support/pglite-seed.ts";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -32,6 +33,7 @@ const CREATE_NOTES =
   "export async function up(db) { await db.schema.createTable('notes').addColumn('id', 'integer').execute(); }\n";
 
 describe("openServiceDatabase", () => {
+  // A data dir without a database: the first open creates its cluster, as on a first start.
   it("locks the data dir, migrates, and gives both back on close", async () => {
     const { dataDir, folder } = await setUp(CREATE_NOTES);
     const open = () =>
@@ -56,6 +58,9 @@ describe("openServiceDatabase", () => {
 
   it("a refused start (a migration that cannot run) leaves the data dir unlocked", async () => {
     const { dataDir, folder } = await setUp("export const notAMigration = 1;\n");
+    // A copy of the empty cluster: the test above already makes one new (initdb in WebAssembly,
+    // seconds of CPU), which this one does not need to repeat.
+    await seedPgliteDataDir(dataDir);
     await expect(
       openServiceDatabase({
         owner,
