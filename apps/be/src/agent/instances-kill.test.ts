@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -10,7 +11,7 @@ import {
   terminalEvent,
 } from "../test-support/harness.ts";
 import { startServiceChild, type ServiceChild } from "../test-support/service-child-process.ts";
-import { processesOfTurn, until } from "../test-support/turn-processes.ts";
+import { processesOfTurn } from "../test-support/turn-processes.ts";
 
 interface TurnRecord {
   id: string;
@@ -83,7 +84,7 @@ describe.skipIf(process.platform !== "linux" || !postgresAvailable())(
       );
       expect(posted.status).toBe(202);
       const turnId = posted.body.turn.id;
-      const running = await until(async () => {
+      const running = await waitFor(async () => {
         const pids = await processesOfTurn(turnId);
         return pids.length >= 2 ? pids : null;
       }, "the turn's processes to start");
@@ -104,7 +105,7 @@ describe.skipIf(process.platform !== "linux" || !postgresAvailable())(
       victim.process.kill("SIGKILL");
       expect(await victim.exited).toEqual({ code: null, signal: "SIGKILL" });
 
-      const settled = await until(async () => {
+      const settled = await waitFor(async () => {
         const list = await api<{ turns: TurnRecord[] }>(
           survivor,
           token,

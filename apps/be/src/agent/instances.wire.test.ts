@@ -8,6 +8,7 @@ import {
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
+import { waitFor } from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -19,7 +20,6 @@ import {
   type TestUser,
 } from "../test-support/harness.ts";
 import { REAL_CLAUDE, realClaudeCanRun } from "../test-support/wire-harness.ts";
-import { until } from "../test-support/turn-processes.ts";
 
 const canRun = realClaudeCanRun("the @talkide/be multi-instance wire suite");
 
@@ -158,14 +158,14 @@ describe.skipIf(!canRun || !postgresAvailable())(
       for (let i = 0; i < MESSAGES / 2; i += 1) await send(i, firstThree);
 
       // A fourth instance starts while turns of the others run: it touches none of them.
-      const live = await until(async () => {
+      const live = await waitFor(async () => {
         const running = (await Promise.all(projectIds.map(turnsOf)))
           .flat()
           .filter((t) => t.status === "running");
         return running.length > 0 ? running : null;
       }, "a turn to be running");
       const fourth = await startInstance();
-      await until(async () => {
+      await waitFor(async () => {
         const turns = (await Promise.all(projectIds.map(turnsOf))).flat();
         return turns.length === MESSAGES / 2 && turns.every((t) => t.finishedAt !== null)
           ? true
@@ -185,7 +185,7 @@ describe.skipIf(!canRun || !postgresAvailable())(
       reader = survivors[0] as Harness;
       for (let i = MESSAGES / 2; i < MESSAGES; i += 1) await send(i, survivors);
 
-      const all = await until(async () => {
+      const all = await waitFor(async () => {
         const turns = (await Promise.all(projectIds.map(turnsOf))).flat();
         return turns.length === MESSAGES && turns.every((t) => t.finishedAt !== null)
           ? turns

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@talkide/service-kit/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, sendMessage, terminalEvent } from "../test-support/harness.ts";
 import { startServiceChild } from "../test-support/service-child-process.ts";
 import { watchdogOf } from "@talkide/claude-cli/testing";
-import { processesOfTurn, until } from "../test-support/turn-processes.ts";
+import { processesOfTurn } from "../test-support/turn-processes.ts";
 
 describe.skipIf(process.platform !== "linux")(
   "kill -9 of the service in the middle of a turn",
@@ -40,7 +41,7 @@ describe.skipIf(process.platform !== "linux")(
       );
       const turnId = posted.body.turn.id;
       leftovers.push(
-        ...(await until(async () => {
+        ...(await waitFor(async () => {
           const pids = await processesOfTurn(turnId);
           return pids.length >= 2 ? pids : null;
         }, "the turn's processes to start")),
@@ -49,7 +50,7 @@ describe.skipIf(process.platform !== "linux")(
       expect(await service.exited).toEqual({ code: null, signal: "SIGKILL" });
       // No restart, no other instance: the service's watchdog ends claude and the helper
       // that left its process group.
-      await until(
+      await waitFor(
         async () => ((await processesOfTurn(turnId)).length === 0 ? true : null),
         "the dead service's turn processes to end",
       );
@@ -76,7 +77,7 @@ describe.skipIf(process.platform !== "linux")(
       expect(posted.status).toBe(202);
       const turnId = posted.body.turn.id;
       // claude (the fake, hanging) and the helper it started both carry the turn id.
-      const running = await until(async () => {
+      const running = await waitFor(async () => {
         const pids = await processesOfTurn(turnId);
         return pids.length >= 2 ? pids : null;
       }, "the turn's processes to start");
