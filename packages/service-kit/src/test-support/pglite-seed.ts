@@ -8,29 +8,44 @@ import { PGlite } from "@electric-sql/pglite";
 import { openDatabase } from "../db/database.ts";
 import { migrateToLatest, type MigrationFolder } from "../db/migrate.ts";
 
+/** The installed PGlite build (its resolved path names the version): part of every template's key. */
+const PGLITE_BUILD = import.meta.resolve("@electric-sql/pglite");
+
+/**
+ * A database cluster made once per run and key and shared by the test workers: built in a
+ * staging directory of this process's own and renamed into place, so no worker ever copies half
+ * of one. `build` fills the staging directory and returns the cluster in it to keep.
+ */
+async function sharedCluster(
+  name: string,
+  key: string,
+  build: (staging: string) => Promise<string>,
+): Promise<string> {
+  const dir = join(tmpdir(), `talkide-${name}-${key}`);
+  if (await exists(join(dir, "PG_VERSION"))) return dir;
+  const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await mkdir(staging, { recursive: true });
+  const cluster = await build(staging);
+  // Another worker may have renamed its own into place first: theirs is as good.
+  await rename(cluster, dir).catch(() => undefined);
+  await rm(staging, { recursive: true, force: true });
+  return dir;
+}
+
 /**
  * An initialized, empty PGlite cluster to copy from. Creating a cluster (initdb inside
  * WebAssembly) takes seconds on this machine; copying one takes a fraction of that. Each
- * service still opens its own copy and runs its migrations on it. Shared by test workers:
- * written to a unique directory and renamed into place, so nobody sees half of one.
+ * service still opens its own copy and runs its migrations on it.
  */
 let template: Promise<string> | null = null;
 function pgliteTemplate(): Promise<string> {
-  template ??= (async () => {
-    // Keyed by the installed PGlite build (its resolved path names the version).
-    const build = createHash("sha256")
-      .update(import.meta.resolve("@electric-sql/pglite"))
-      .digest("hex")
-      .slice(0, 16);
-    const dir = join(tmpdir(), `talkide-pglite-template-${build}`);
-    if (await exists(join(dir, "PG_VERSION"))) return dir;
-    const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    await mkdir(staging, { recursive: true });
-    const db = await PGlite.create(staging);
+  const key = createHash("sha256").update(PGLITE_BUILD).digest("hex").slice(0, 16);
+  template ??= sharedCluster("pglite-template", key, async (staging) => {
+    const cluster = join(staging, "pglite");
+    const db = await PGlite.create(cluster);
     await db.close();
-    await rename(staging, dir).catch(async () => rm(staging, { recursive: true, force: true }));
-    return dir;
-  })();
+    return cluster;
+  });
   return template;
 }
 
@@ -92,21 +107,18 @@ export function migratedPgliteSeeder(template: {
   let made: Promise<string> | null = null;
   const templateDir = (): Promise<string> => {
     made ??= (async () => {
-      const key = createHash("sha256").update(import.meta.resolve("@electric-sql/pglite"));
+      const key = createHash("sha256").update(PGLITE_BUILD);
       for (const file of [MIGRATION_RUNNER, ...(await template.schemaFiles())])
         key.update(file).update(await readFile(file));
-      const dir = join(
-        tmpdir(),
-        `talkide-${template.name}-migrated-${key.digest("hex").slice(0, 16)}`,
+      return sharedCluster(
+        `${template.name}-migrated`,
+        key.digest("hex").slice(0, 16),
+        async (staging) => {
+          await seedPgliteDataDir(staging);
+          await template.migrate(staging);
+          return join(staging, "pglite");
+        },
       );
-      if (await exists(join(dir, "PG_VERSION"))) return dir;
-      const staging = `${dir}.${process.pid}.${randomBytes(4).toString("hex")}`;
-      await seedPgliteDataDir(staging);
-      await template.migrate(staging);
-      // Renamed into place, so a parallel worker never copies half of one.
-      await rename(join(staging, "pglite"), dir).catch(() => undefined);
-      await rm(staging, { recursive: true, force: true });
-      return dir;
     })();
     return made;
   };
