@@ -32,7 +32,7 @@ echo "conformance:jvm: the conformance runner over claude-md-split (per case)"
   -- java $java_flags -jar "$jar" render --file '{output}'
 
 echo "conformance:jvm: JUnit 5 (MaraContextRendererTestCases)"
-java -Dtalkide.contextSpec.dir="$root/packages/context-spec" -jar "$JUNIT_CONSOLE" \
+java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dtalkide.contextSpec.dir="$root/packages/context-spec" -jar "$JUNIT_CONSOLE" \
   --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests \
   --class-path "$here/build/test-classes:$jar:$JACKSON_CLASSPATH" \
   --select-class org.talkide.context.JvmRendererCasesTest
