@@ -1,10 +1,13 @@
 import { defineProject } from "vitest/config";
+import { TEST_WORKER_EXEC_ARGV } from "../../scripts/test-worker-flags.ts";
 
 export default defineProject({
   resolve: { conditions: ["@talkide/source"] },
   ssr: { resolve: { conditions: ["@talkide/source"] } },
   test: {
     name: "renderer",
+    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["src/**/*.test.ts"],
     // Pure modules and child processes, no global state left behind by a file: its files share
     // a worker instead of paying a fresh one (spawn and imports) each.

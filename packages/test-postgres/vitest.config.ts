@@ -1,10 +1,13 @@
 import { defineProject } from "vitest/config";
+import { TEST_WORKER_EXEC_ARGV } from "../../scripts/test-worker-flags.ts";
 
 export default defineProject({
   resolve: { conditions: ["@talkide/source"] },
   ssr: { resolve: { conditions: ["@talkide/source"] } },
   test: {
     name: "test-postgres",
+    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["src/**/*.test.ts"],
     // Some tests start real processes (CLIs, databases, the pinned claude binary). On a loaded
     // 2-core machine these take far longer than vitest's 5 s default; the bounds below only

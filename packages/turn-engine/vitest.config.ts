@@ -1,10 +1,13 @@
 import { defineProject } from "vitest/config";
+import { TEST_WORKER_EXEC_ARGV } from "../../scripts/test-worker-flags.ts";
 
 export default defineProject({
   resolve: { conditions: ["@talkide/source"] },
   ssr: { resolve: { conditions: ["@talkide/source"] } },
   test: {
     name: "turn-engine",
+    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["src/**/*.test.ts"],
     // Files share a worker (one process, its imports kept) instead of a new one each: every
     // file closes what it starts (services, databases, processes) and none mocks modules or

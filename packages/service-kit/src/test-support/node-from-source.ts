@@ -1,7 +1,9 @@
 /**
  * The Node arguments for a program of this workspace that a test starts as its own process
  * (a service, a CLI, a lease holder), before the entry point: the workspace's sources through
- * the "@talkide/source" export condition, as vitest resolves them, and `--liftoff-only`.
+ * the "@talkide/source" export condition, as vitest resolves them, `--liftoff-only`, and the
+ * garbage-collector flag the test workers run with (see scripts/test-worker-flags.ts: a PGlite
+ * start no longer sets off a full collection per 64 MB of memory outside the heap).
  *
  * Why the second: every service's embedded database is PGlite, PostgreSQL compiled to
  * WebAssembly. V8 compiles it with its baseline compiler (Liftoff) and then, on background
@@ -18,4 +20,5 @@
 export const NODE_FROM_SOURCE: readonly string[] = [
   "--conditions=@talkide/source",
   "--liftoff-only",
+  "--external-memory-accounted-in-global-limit",
 ];
