@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
-import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
+import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
 import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export const BIN = fileURLToPath(new URL("../bin/talkide-be.ts", import.meta.url));
@@ -77,6 +77,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<{
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  stopWithOwner(child);
   let stdout = "";
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));

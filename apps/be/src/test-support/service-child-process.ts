@@ -2,7 +2,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
+import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
 import { baseEnv, seedEmbeddedCluster, STARTED } from "./cli-process.ts";
 
 const CHILD = fileURLToPath(new URL("./service-child.ts", import.meta.url));
@@ -31,6 +31,7 @@ export async function startServiceChild(
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  stopWithOwner(child);
   let stdout = "";
   let stderr = "";
   const waiters = new Set<() => void>();

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
-import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
+import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
 import { ApiClient } from "./harness.ts";
 
 export const DAEMON_BIN = fileURLToPath(new URL("../bin/talkide-daemon.ts", import.meta.url));
@@ -45,6 +45,7 @@ export async function startChildDaemon(
     TALKIDE_DAEMON_LOG_LEVEL: "info",
     ...env,
   });
+  stopWithOwner(child);
   const logs: Record<string, unknown>[] = [];
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {

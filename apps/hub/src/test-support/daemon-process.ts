@@ -7,6 +7,7 @@ import {
   ApiClient,
   NODE_FROM_SOURCE,
   seedPgliteDataDir,
+  stopWithOwner,
   waitFor,
 } from "@talkide/service-kit/testing";
 import { daemonCommand } from "../cli/daemon-command.ts";
@@ -116,6 +117,7 @@ export async function startDaemonProcess(options: {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  stopWithOwner(child);
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderr += chunk;

@@ -1,6 +1,7 @@
 /**
  * What the tests of a service built on the kit use (source only, never built): temporary data
- * directories, a ready embedded database cluster, the PGlite and PostgreSQL backends a suite
+ * directories, a ready embedded database cluster, a watchdog for the services a test starts as
+ * processes, the PGlite and PostgreSQL backends a suite
  * runs on, polling, an HTTP client, and the checks every service's routes must pass (hostile
  * bodies refused without a trace, the error shape).
  */
@@ -15,6 +16,7 @@ export {
 } from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
 export { NODE_FROM_SOURCE } from "./node-from-source.ts";
+export { stopWithOwner } from "./stop-with-owner.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";
 export { ApiClient, type ApiResponse } from "./api-client.ts";
 export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";
