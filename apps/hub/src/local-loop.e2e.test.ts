@@ -9,6 +9,7 @@ import {
   NODE_FROM_SOURCE,
   removeDir,
   seedPgliteDataDir,
+  stopWithOwner,
   waitFor,
 } from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +61,8 @@ beforeAll(async () => {
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  // The loop stops its daemon and hub on SIGTERM, which the watchdog sends if this worker dies.
+  stopWithOwner(loop);
   let banner = "";
   const urls = await new Promise<{ daemon: string; hub: string }>((resolve, reject) => {
     loop.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
