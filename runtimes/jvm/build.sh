@@ -10,14 +10,10 @@ require_jvm_toolchain
 
 build="$here/build"
 rm -rf "$build"
-# The compiler and the jar tool are short runs on a small machine: the client compiler only and
-# the serial collector spend about a third less CPU than HotSpot's defaults (C2 and parallel GC
-# threads that never pay back in a few seconds).
-jdk_tool_flags="-J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC"
 mkdir -p "$build/classes/unicode" "$build/test-classes" "$build/libs"
 
 find "$here/src/main/java" -name '*.java' > "$build/main-sources.txt"
-javac $jdk_tool_flags --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$build/classes" \
+javac $JDK_TOOL_FLAGS --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$build/classes" \
   -cp "$JACKSON_CLASSPATH" @"$build/main-sources.txt"
 # The spec's Unicode 13.0.0 data file travels inside the jar.
 cp "$root/packages/context-spec/unicode/unassigned-13.0.0.txt" "$build/classes/unicode/"
@@ -25,16 +21,16 @@ cp "$root/packages/context-spec/unicode/unassigned-13.0.0.txt" "$build/classes/u
 # Class-Path entries are absolute paths to Debian's jars, as Debian's own jars do it.
 printf 'Main-Class: org.talkide.context.Main\nClass-Path: %s\n' \
   "$(echo "$JACKSON_CLASSPATH" | tr ':' ' ')" > "$build/manifest.txt"
-jar $jdk_tool_flags --create --file "$build/libs/talkide-context-jvm.jar" --manifest "$build/manifest.txt" \
+jar $JDK_TOOL_FLAGS --create --file "$build/libs/talkide-context-jvm.jar" --manifest "$build/manifest.txt" \
   -C "$build/classes" .
 
 # A class-data archive of one real run: later JVMs map the classes instead of loading them.
 printf '%s' '{"project":{"id":1,"name":"P"},"team":[{"id":"a","createdAt":"2026-01-01T00:00:00Z","salutation":"Eva","teamBriefing":"x"}],"activeMemberId":"a"}' \
-  | java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ArchiveClassesAtExit="$build/app.jsa" -Xshare:auto -jar "$build/libs/talkide-context-jvm.jar" render \
+  | java $SHORT_JVM_FLAGS -XX:ArchiveClassesAtExit="$build/app.jsa" -Xshare:auto -jar "$build/libs/talkide-context-jvm.jar" render \
     > /dev/null 2> "$build/cds.log" || { cat "$build/cds.log" >&2; exit 1; }
 
 find "$here/src/test/java" -name '*.java' > "$build/test-sources.txt"
-javac $jdk_tool_flags --release 17 -encoding UTF-8 -Xlint:all -Xlint:-processing -Werror -d "$build/test-classes" \
+javac $JDK_TOOL_FLAGS --release 17 -encoding UTF-8 -Xlint:all -Xlint:-processing -Werror -d "$build/test-classes" \
   -cp "$build/libs/talkide-context-jvm.jar:$JACKSON_CLASSPATH:$JUNIT_API_CLASSPATH" \
   @"$build/test-sources.txt"
 echo "built $build/libs/talkide-context-jvm.jar"

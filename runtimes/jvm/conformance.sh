@@ -14,7 +14,7 @@ jar="$here/build/libs/talkide-context-jvm.jar"
 # The runner offers the jar a session (runner protocol, session mode): one JVM per argument
 # list and worker answers every case. A class-data archive made by build.sh and the client
 # compiler halve each JVM's start-up time, which was most of a run when it was one per case.
-java_flags="-Xlog:disable -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:SharedArchiveFile=$here/build/app.jsa"
+java_flags="-Xlog:disable $SHORT_JVM_FLAGS -Xshare:auto -XX:SharedArchiveFile=$here/build/app.jsa"
 
 # The runner runs from its TypeScript sources, which needs Node 22.6 or later: the Node that
 # started us (the vitest test passes it, pnpm sets npm_node_execpath), else the one on PATH.
@@ -32,7 +32,7 @@ echo "conformance:jvm: the conformance runner over claude-md-split (per case)"
   -- java $java_flags -jar "$jar" render --file '{output}'
 
 echo "conformance:jvm: JUnit 5 (MaraContextRendererTestCases)"
-java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dtalkide.contextSpec.dir="$root/packages/context-spec" -jar "$JUNIT_CONSOLE" \
+java $SHORT_JVM_FLAGS -Dtalkide.contextSpec.dir="$root/packages/context-spec" -jar "$JUNIT_CONSOLE" \
   --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests \
   --class-path "$here/build/test-classes:$jar:$JACKSON_CLASSPATH" \
   --select-class org.talkide.context.JvmRendererCasesTest

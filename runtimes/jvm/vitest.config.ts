@@ -4,7 +4,7 @@ import { TEST_WORKER_EXEC_ARGV } from "../../scripts/test-worker-flags.ts";
 export default defineProject({
   test: {
     name: "jvm",
-    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    // V8 flags for the test workers (scripts/test-worker-flags.ts).
     execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["*.test.ts"],
     // One JVM per case and output, plus the build: minutes on a loaded 2-core machine. The
