@@ -7,3 +7,4 @@ export {
   type StartPostgresServerOptions,
   startPostgresServer,
 } from "./server.ts";
+export { startDetachedWatchdog } from "./detached-watchdog.ts";

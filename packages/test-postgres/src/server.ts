@@ -1,9 +1,10 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { startDetachedWatchdog } from "./detached-watchdog.ts";
 
 const run = promisify(execFile);
 
@@ -97,36 +98,19 @@ if [ -f "$pidfile" ]; then "$@"; fi
 rm -rf "$root"
 `;
 
-/**
- * Starts the watchdog detached (its own session, so the owner's terminal signals miss it),
- * with no stdio and unref()ed, so it never keeps the owner alive. Resolves with its pid.
- */
-async function startWatchdog(
+/** Starts the server's watchdog (see startDetachedWatchdog). Returns its pid. */
+function startWatchdog(
   owner: number,
   dataDir: string,
   root: string,
   stopCommand: readonly string[],
-): Promise<number> {
-  const watchdog = spawn(
-    "sh",
-    [
-      "-c",
-      WATCHDOG_SCRIPT,
-      "talkide-pg-watchdog",
-      String(owner),
-      join(dataDir, "postmaster.pid"),
-      root,
-      ...stopCommand,
-    ],
-    { detached: true, stdio: "ignore" },
-  );
-  watchdog.unref();
-  await new Promise<void>((resolve, reject) => {
-    watchdog.once("spawn", resolve);
-    watchdog.once("error", reject);
-  });
-  if (watchdog.pid === undefined) throw new Error("the watchdog started without a pid");
-  return watchdog.pid;
+): number {
+  return startDetachedWatchdog("talkide-pg-watchdog", WATCHDOG_SCRIPT, [
+    String(owner),
+    join(dataDir, "postmaster.pid"),
+    root,
+    ...stopCommand,
+  ]);
 }
 
 /**
@@ -212,7 +196,7 @@ export async function startPostgresServer(
   let watchdogPid: number | undefined;
   if (owner !== undefined) {
     try {
-      watchdogPid = await startWatchdog(owner, dataDir, root, stopCommand.flat());
+      watchdogPid = startWatchdog(owner, dataDir, root, stopCommand.flat());
     } catch (error) {
       await stop();
       throw new Error(

@@ -68,9 +68,11 @@ async function startOwner(service: { readonly ignoresTerm: boolean }): Promise<O
     `console.log(JSON.stringify({ service: service.pid, watchdog }));`,
     `setInterval(() => undefined, 1000);`,
   ].join("\n");
-  const owner = spawn(process.execPath, ["--input-type=module", "-e", ownerCode], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const owner = spawn(
+    process.execPath,
+    ["--conditions=@talkide/source", "--input-type=module", "-e", ownerCode],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   if (owner.pid === undefined) throw new Error("the owner did not start");
   leftovers.push(owner.pid);
   const line = await new Promise<string>((resolve, reject) => {

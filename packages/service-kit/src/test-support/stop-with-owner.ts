@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { startDetachedWatchdog } from "@talkide/test-postgres";
 
 /**
  * The watchdog behind `stopWithOwner`, a POSIX sh loop (no Node start-up, a `sleep` a second
@@ -32,27 +33,18 @@ exit 0
  * Stops a service a test started as its own process (a daemon, the backend's `serve`) when the
  * process that started it, the vitest worker, dies without stopping it: killed by SIGKILL, say,
  * where no `afterAll` runs. Without this such a service keeps running, and using CPU, long
- * after the test run. The watchdog is detached (its own session), has no stdio and a bare
- * environment (nothing a test looks for in a process's environment), and is unref()ed, so it
- * never keeps the worker alive. Returns the watchdog's pid, or undefined when the service has
- * no pid (it failed to spawn; then there is nothing to stop).
+ * after the test run. The watchdog is started as test-postgres starts its server's
+ * (`startDetachedWatchdog`: detached, no stdio, unref()ed), with a bare environment (nothing a
+ * test looks for in a process's environment). Returns the watchdog's pid, or undefined when
+ * the service has no pid (it failed to spawn; then there is nothing to stop); throws when the
+ * watchdog cannot start (no `sh`).
  */
 export function stopWithOwner(service: ChildProcess, graceSeconds = 10): number | undefined {
   if (service.pid === undefined) return undefined;
-  const watchdog = spawn(
-    "sh",
-    [
-      "-c",
-      WATCHDOG_SCRIPT,
-      "talkide-test-service-watchdog",
-      String(process.pid),
-      String(service.pid),
-      String(graceSeconds),
-    ],
-    { detached: true, stdio: "ignore", env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } },
+  return startDetachedWatchdog(
+    "talkide-test-service-watchdog",
+    WATCHDOG_SCRIPT,
+    [String(process.pid), String(service.pid), String(graceSeconds)],
+    { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
   );
-  watchdog.unref();
-  // A watchdog that could not start changes nothing for the test itself.
-  watchdog.once("error", () => undefined);
-  return watchdog.pid;
 }
