@@ -5,7 +5,7 @@ import { TEST_WORKER_EXEC_ARGV } from "./test-worker-flags.ts";
 export default defineProject({
   test: {
     name: "tooling",
-    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    // V8 flags for the test workers (scripts/test-worker-flags.ts).
     execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["*.test.ts", "release/**/*.test.ts"],
     // Files share a worker (one process, its imports kept) instead of a new one each: every

@@ -6,7 +6,7 @@ import { TEST_WORKER_EXEC_ARGV } from "../../scripts/test-worker-flags.ts";
 export default defineProject({
   test: {
     name: "console",
-    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    // V8 flags for the test workers (scripts/test-worker-flags.ts).
     execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["src/**/*.test.ts"],
   },

@@ -6,7 +6,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@talkide/source"] } },
   test: {
     name: "be-api",
-    // V8 flags for the test workers (why: scripts/test-worker-flags.ts).
+    // V8 flags for the test workers (scripts/test-worker-flags.ts).
     execArgv: TEST_WORKER_EXEC_ARGV,
     include: ["src/**/*.test.ts"],
     // Pure modules and child processes, no global state left behind by a file: its files share

@@ -1,9 +1,25 @@
 /**
+ * V8's garbage-collector flags for every test process: the vitest workers (each project's
+ * `execArgv`, through scripts/test-worker-flags.ts) and the programs they start
+ * ({@link NODE_FROM_SOURCE}).
+ *
+ * `--external-memory-accounted-in-global-limit`: memory outside V8's heap (ArrayBuffers,
+ * WebAssembly memories) counts toward the heap's one global limit instead of starting a full
+ * garbage collection every time it has grown by 64 MB. Every embedded database is PGlite,
+ * whose start allocates its WebAssembly memory and data files in such steps: in a worker whose
+ * heap holds a test file's module graph (about 90 MB), one PGlite start set off about five full
+ * collections of that whole heap. Measured on this 2-core machine: six PGlite starts beside an
+ * 80 MB heap 3.8 → 1.7 s of CPU (22 → 4 collections); the work queue's PGlite suite 47–49 →
+ * 36–40 s of CPU. A garbage-collector heuristic, not a change of behaviour: the tests still
+ * collect (at the global limit), and programs started by users keep V8's defaults.
+ */
+export const TEST_GC_FLAGS: readonly string[] = ["--external-memory-accounted-in-global-limit"];
+
+/**
  * The Node arguments for a program of this workspace that a test starts as its own process
  * (a service, a CLI, a lease holder), before the entry point: the workspace's sources through
- * the "@talkide/source" export condition, as vitest resolves them, `--liftoff-only`, and the
- * garbage-collector flag the test workers run with (see scripts/test-worker-flags.ts: a PGlite
- * start no longer sets off a full collection per 64 MB of memory outside the heap).
+ * the "@talkide/source" export condition, as vitest resolves them, `--liftoff-only`, and
+ * {@link TEST_GC_FLAGS}, which the test workers run with too.
  *
  * Why the second: every service's embedded database is PGlite, PostgreSQL compiled to
  * WebAssembly. V8 compiles it with its baseline compiler (Liftoff) and then, on background
@@ -20,5 +36,5 @@
 export const NODE_FROM_SOURCE: readonly string[] = [
   "--conditions=@talkide/source",
   "--liftoff-only",
-  "--external-memory-accounted-in-global-limit",
+  ...TEST_GC_FLAGS,
 ];
