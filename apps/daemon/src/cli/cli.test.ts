@@ -4,12 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { DAEMON_BIN, startChildDaemon, type ChildDaemon } from "../test-support/child-daemon.ts";
-import {
-  makeDelivery,
-  makeTempDir,
-  removeDir,
-  seedMigratedDaemonDataDir,
-} from "../test-support/harness.ts";
+import { makeDelivery, makeTempDir, removeDir } from "../test-support/harness.ts";
 
 const exec = promisify(execFile);
 
@@ -33,7 +28,6 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   dir = await makeTempDir();
-  await seedMigratedDaemonDataDir(dir);
   daemon = await startChildDaemon(dir);
 });
 

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
-import { ApiClient } from "./harness.ts";
+import { ApiClient, seedMigratedDaemonDataDir } from "./harness.ts";
 
 export const DAEMON_BIN = fileURLToPath(new URL("../bin/talkide-daemon.ts", import.meta.url));
 
@@ -31,12 +31,16 @@ export interface ChildDaemon {
 
 /**
  * Starts `talkide-daemon start` as its own process on a free port (with the fake `claude`
- * unless the env says otherwise) and waits for its "listening" log line.
+ * unless the env says otherwise) and waits for its "listening" log line. Without a
+ * `DATABASE_URL` the data directory gets a migrated embedded database first (kept if it has
+ * one), as every daemon a test starts in-process does: an empty directory would make the
+ * daemon run initdb and every migration in WebAssembly, about 4 s of CPU.
  */
 export async function startChildDaemon(
   dataDir: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ChildDaemon> {
+  if (env["DATABASE_URL"] === undefined) await seedMigratedDaemonDataDir(dataDir);
   const child = spawnDaemonBin(["start"], {
     TALKIDE_DAEMON_PORT: "0",
     TALKIDE_DAEMON_DATA_DIR: dataDir,

@@ -4,15 +4,7 @@ import { watchdogOf } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "@talkide/service-kit/testing";
 import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
-import {
-  alive,
-  makeDelivery,
-  makeTempDir,
-  readLines,
-  removeDir,
-  seedMigratedDaemonDataDir,
-  waitFor,
-} from "./harness.ts";
+import { alive, makeDelivery, makeTempDir, readLines, removeDir, waitFor } from "./harness.ts";
 
 /**
  * The daemon as its own process, killed with SIGKILL in the middle of turns and started
@@ -40,7 +32,6 @@ export function defineCrashSuite(backend: Backend): void {
         const dir = await makeTempDir();
         cleanups.push(() => removeDir(dir));
         const databaseUrl = await backend.newDatabase();
-        if (databaseUrl === null) await seedMigratedDaemonDataDir(dir);
         const log = join(dir, "turns.log");
         const pids = join(dir, "pids");
         const base = {
