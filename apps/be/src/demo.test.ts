@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEMO_MODEL_MARK } from "@talkide/claude-cli/testing";
@@ -36,13 +36,10 @@ describe.skipIf(!canRun)("talkide-be serve on a fresh data directory (the README
       expect(answer.startsWith(`${DEMO_MODEL_MARK} `)).toBe(true);
       expect(answer).toContain("\nPíše teď: Demo\n");
       expect(done.data.demoModel).toBe(true);
-      // A second service on the same port says what to do. Its data directory is made here,
-      // so runCli gives it a migrated database (not initdb and every migration in WebAssembly).
-      const secondDir = join(demoDir, "second");
-      mkdirSync(secondDir, { mode: 0o700 });
+      // A second service on the same port says what to do.
       const clash = await runCli(["serve"], {
         ...demoEnv,
-        TALKIDE_DATA_DIR: secondDir,
+        TALKIDE_DATA_DIR: join(demoDir, "second"),
         TALKIDE_PORT: new URL(first.url).port,
       });
       expect(clash.code).toBe(1);

@@ -1,6 +1,6 @@
 // Runs the talkide-be bin from source as a child process, the way a user runs it.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
@@ -29,12 +29,16 @@ export function baseEnv(dataDir: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Gives the environment's data directory a migrated embedded database (migrated-cluster.ts);
- * nothing for a PostgreSQL server or a data directory the test has not made.
+ * Gives the environment's data directory a migrated embedded database (migrated-cluster.ts),
+ * making the directory (owner-only, as the service does) when missing; nothing for a
+ * PostgreSQL server. A service started on a directory without a database would run initdb and
+ * every migration in WebAssembly, about 4 s of CPU, which no test of these helpers is about
+ * (service-kit's own tests open a data directory without a database).
  */
 export async function seedEmbeddedCluster(env: NodeJS.ProcessEnv): Promise<void> {
   const dataDir = env.TALKIDE_DATA_DIR;
-  if (env.DATABASE_URL !== undefined || dataDir === undefined || !existsSync(dataDir)) return;
+  if (env.DATABASE_URL !== undefined || dataDir === undefined) return;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   await seedMigratedCluster(dataDir);
 }
 

@@ -1,6 +1,5 @@
 // The service as a child process of the test (see service-child.ts), for tests that kill it.
 import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
@@ -21,16 +20,13 @@ export interface ServiceChild {
  * Starts `service-child.ts` (the service, configured from its environment) on a data
  * directory and resolves once it listens and printed its start banner. `env` is added to the
  * base environment (the fake claude, port 0, a test key). Without a `DATABASE_URL` the data
- * directory (made, owner-only, when missing) gets a migrated embedded database first, kept if
- * it has one: a service started on an empty directory runs initdb and every migration in
- * WebAssembly, about 4 s of CPU, which none of these tests is about.
+ * directory gets a migrated embedded database first (`seedEmbeddedCluster`).
  */
 export async function startServiceChild(
   dataDir: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ServiceChild> {
   const childEnv = { ...baseEnv(dataDir), ...env };
-  if (childEnv.DATABASE_URL === undefined) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   await seedEmbeddedCluster(childEnv);
   const child = spawn(process.execPath, [...NODE_FROM_SOURCE, CHILD], {
     env: childEnv,
