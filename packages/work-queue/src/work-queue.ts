@@ -39,6 +39,12 @@ export const QUEUE_POLICY = {
   runMarginSeconds: 120,
   /** Jobs an instance runs at the same time unless told otherwise. */
   concurrency: 8,
+  /**
+   * How often an idle worker looks for a job on the embedded database, where every way a job
+   * becomes runnable (an enqueue, a finished job, a swept one) wakes a worker at once, so the
+   * look is only a backstop (on a server: every second, see `work`).
+   */
+  embeddedPollSeconds: 30,
 } as const;
 
 /** The longest a job of `jobTimeoutMs` may run at all: its timeout plus the policy's margin. */
@@ -183,6 +189,8 @@ export class WorkQueue<T extends object> {
   private readonly options: WorkQueueOptions;
   private readonly leaseSeconds: number;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private superviseTimer: NodeJS.Timeout | null = null;
+  private supervising: Promise<void> | null = null;
   private sweeping: Promise<void> | null = null;
   private workerId: string | null = null;
   private stoppedTaking = false;
@@ -208,6 +216,25 @@ export class WorkQueue<T extends object> {
     this.leaseSeconds = leaseSeconds;
   }
 
+  /**
+   * Installs or migrates pg-boss's schema in an embedded database, as {@link open} does first,
+   * without creating a queue or registering an instance: for a database made ahead of its
+   * first start (the tests' template databases), whose services then find nothing to install.
+   */
+  static async install(pglite: PGlite): Promise<void> {
+    const boss = new PgBoss({
+      schema: SCHEMA,
+      db: fromPglite(pglite),
+      backend: "pglite",
+      supervise: false,
+      schedule: false,
+      registerInstance: false,
+    });
+    (boss as unknown as EventEmitter).on("error", () => undefined);
+    await boss.start();
+    await boss.stop({ graceful: false, close: false });
+  }
+
   /** Installs or migrates pg-boss's schema (idempotent, safe from several instances) and the queue. */
   static async open<T extends object>(options: WorkQueueOptions): Promise<WorkQueue<T>> {
     const leaseSeconds = validLease(options.leaseSeconds ?? QUEUE_POLICY.leaseSeconds);
@@ -215,11 +242,14 @@ export class WorkQueue<T extends object> {
     // jobs whose heartbeat is older than the lease; a pass every third of the lease keeps the
     // worst case near 1.3 leases.
     const check = Math.max(1, Math.floor(leaseSeconds / 3));
+    const embedded = options.connection.kind === "embedded";
     const common: ConstructorOptions = {
       schema: SCHEMA,
-      supervise: true,
+      // On the embedded database this queue runs the passes itself, and only while a job is
+      // active (superviseWhileBusy); each tick then claims its pass, whatever the drift.
+      supervise: !embedded,
       superviseIntervalSeconds: check,
-      monitorIntervalSeconds: check,
+      monitorIntervalSeconds: embedded ? 1 : check,
       schedule: false,
       registerInstance: true,
       instanceHeartbeatSeconds: check,
@@ -237,7 +267,39 @@ export class WorkQueue<T extends object> {
     await boss.start();
     const queue = new WorkQueue<T>(options, boss, leaseSeconds);
     await queue.ensureQueue();
+    if (embedded) queue.superviseWhileBusy(check);
     return queue;
+  }
+
+  /**
+   * Embedded database only: runs pg-boss's supervision pass every `everySeconds` while a job of
+   * this queue is active, and not at all while none is. A pass watches running jobs only (a
+   * lease or a run time running out; completed jobs are cleared by a later one), and a job a
+   * dead process left active keeps the passes coming until its lease fails it. On PGlite a
+   * pass runs in the app's own thread and costs tens of milliseconds: pg-boss's own timer
+   * (with a worker's look every 5 s) kept an idle `npm start` at 2.7% of a core, now 1.0%. On a
+   * server, pg-boss's timer stays: any instance may have to take over a dead one's jobs.
+   */
+  private superviseWhileBusy(everySeconds: number): void {
+    this.superviseTimer = setInterval(() => {
+      // A failed pass (the database briefly unreachable) is retried by the next tick.
+      this.supervising ??= this.superviseIfBusy()
+        .catch(() => undefined)
+        .finally(() => {
+          this.supervising = null;
+        });
+    }, everySeconds * 1000);
+    this.superviseTimer.unref();
+  }
+
+  private async superviseIfBusy(): Promise<void> {
+    if (this.closed) return;
+    const { rows } = await sql<{ busy: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM ${sql.table(`${SCHEMA}.job`)}
+                     WHERE name = ${this.options.queue} AND state = 'active') AS busy`.execute(
+      this.options.kysely,
+    );
+    if (rows[0]?.busy === true) await this.boss.supervise(this.options.queue);
   }
 
   private async ensureQueue(): Promise<void> {
@@ -525,12 +587,12 @@ export class WorkQueue<T extends object> {
         // runnable here (an enqueue, a finished job, a swept one) wakes a worker at once, so
         // polling there is only a backstop. Idle workers' fetches run in the service's own
         // thread and, woken together at start, stay in step: a burst every poll.
-        pollingIntervalSeconds: embedded ? 5 : 0.5,
+        pollingIntervalSeconds: embedded ? QUEUE_POLICY.embeddedPollSeconds : 0.5,
         // With LISTEN/NOTIFY up (a server), pg-boss polls only every 30 s by default and relies
         // on a NOTIFY per new job. But nothing notifies when a lane frees up (a job finished or
         // an abandoned one deleted, on another instance): its next job would wait out that
         // poll. One cheap fetch a second per worker bounds every missed wake-up to a second.
-        notifyPollingIntervalSeconds: embedded ? 5 : 1,
+        notifyPollingIntervalSeconds: embedded ? QUEUE_POLICY.embeddedPollSeconds : 1,
         heartbeatRefreshSeconds: this.leaseSeconds / 4,
       },
       async (jobs: Job<Envelope<T>>[]) => {
@@ -718,8 +780,10 @@ export class WorkQueue<T extends object> {
     this.closed = true;
     this.stopTaking();
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
+    if (this.superviseTimer !== null) clearInterval(this.superviseTimer);
     await this.settleStartedHere(timeoutMs);
     await this.sweeping;
+    await this.supervising;
     await this.boss.stop({ graceful: true, timeout: timeoutMs, close: true });
   }
 }

@@ -72,6 +72,7 @@ export const STARTED = /"url":"(http:\/\/[^"]+)",[^\n]*"msg":"talkide-be listeni
  */
 export async function serve(env: NodeJS.ProcessEnv): Promise<{
   url: string;
+  pid: number | undefined;
   stdout: () => string;
   stderr: () => string;
   stop(): Promise<number | null>;
@@ -98,6 +99,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<{
   });
   return {
     url,
+    pid: child.pid,
     stdout: () => stdout,
     stderr: () => stderr,
     stop: async () => {

@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { filesIn, migratedPgliteSeeder } from "@talkide/service-kit/testing";
+import { WorkQueue } from "@talkide/work-queue";
+import { QUEUE_SCHEMA_BUILD } from "@talkide/work-queue/testing";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 
@@ -13,11 +15,16 @@ export const seedMigratedCluster = migratedPgliteSeeder({
   schemaFiles: async () => [
     fileURLToPath(new URL("../db/migrate.ts", import.meta.url)),
     ...(await filesIn(new URL("../db/migrations/", import.meta.url))),
+    QUEUE_SCHEMA_BUILD,
   ],
   async migrate(dataDir) {
     const database = await openDatabase({ databaseUrl: null, dataDir });
     try {
       await migrateToLatest(database.db);
+      // The work queue's tables too: pg-boss's install is about 0.15 s of WebAssembly a start.
+      if (database.queueConnection.kind === "embedded") {
+        await WorkQueue.install(database.queueConnection.pglite);
+      }
     } finally {
       await database.close();
     }

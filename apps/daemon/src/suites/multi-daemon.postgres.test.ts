@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresBackend } from "@talkide/service-kit/testing";
 import { startChildDaemon, type ChildDaemon } from "../test-support/child-daemon.ts";
 import {
@@ -26,10 +26,11 @@ describe.skipIf(!backend.available || process.platform !== "linux")(
   () => {
     const cleanups: (() => Promise<void>)[] = [];
     beforeAll(() => backend.setup(), 120_000);
-    afterAll(async () => {
-      for (const step of cleanups.reverse()) await step();
-      await backend.teardown();
+    // Each test's daemons stop when it ends (an idle daemon's queue keeps working its database).
+    afterEach(async () => {
+      for (const step of cleanups.splice(0).reverse()) await step();
     });
+    afterAll(() => backend.teardown());
 
     async function setup() {
       const root = await makeTempDir();

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { watchdogOf } from "@talkide/claude-cli/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "@talkide/service-kit/testing";
 import { startChildDaemon, type ChildDaemon } from "./child-daemon.ts";
 import { alive, makeDelivery, makeTempDir, readLines, removeDir, waitFor } from "./harness.ts";
@@ -23,10 +23,11 @@ export function defineCrashSuite(backend: Backend): void {
     () => {
       const cleanups: (() => Promise<void>)[] = [];
       beforeAll(() => backend.setup(), 60_000);
-      afterAll(async () => {
-        for (const step of cleanups.reverse()) await step();
-        await backend.teardown();
+      // Each test's daemons stop when it ends (an idle daemon's queue keeps working its database).
+      afterEach(async () => {
+        for (const step of cleanups.splice(0).reverse()) await step();
       });
+      afterAll(() => backend.teardown());
 
       async function setup() {
         const dir = await makeTempDir();

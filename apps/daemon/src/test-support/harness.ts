@@ -9,6 +9,8 @@ import {
   waitFor,
   type ApiResponse,
 } from "@talkide/service-kit/testing";
+import { WorkQueue } from "@talkide/work-queue";
+import { QUEUE_SCHEMA_BUILD } from "@talkide/work-queue/testing";
 import type { DaemonConfig } from "../config.ts";
 import { startDaemon, type RunningDaemon, type StartDaemonOptions } from "../daemon.ts";
 import { CORE_MIGRATIONS } from "../db/core-migrations.ts";
@@ -23,7 +25,11 @@ export { makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "@talkide/ser
  * copied from a template made once per run (a daemon with extensions of its own migrates
  * theirs when it starts). A data directory that already has a database keeps it.
  */
-export const seedMigratedDaemonDataDir = migrationFoldersSeeder("daemon", [CORE_MIGRATIONS]);
+export const seedMigratedDaemonDataDir = migrationFoldersSeeder("daemon", [CORE_MIGRATIONS], {
+  // The work queue's tables too: pg-boss's install is about 0.15 s of WebAssembly a daemon.
+  files: [QUEUE_SCHEMA_BUILD],
+  prepare: (pglite) => WorkQueue.install(pglite),
+});
 
 export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
   return {

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
 import type { Backend } from "@talkide/service-kit/testing";
 import { makeDelivery, makeTempDir, removeDir, startTestDaemon } from "./harness.ts";
@@ -52,10 +52,11 @@ export function defineSchedulingSuite(backend: Backend): void {
   describe.skipIf(!backend.available)(`scheduling (${backend.name})`, () => {
     const cleanups: (() => Promise<void>)[] = [];
     beforeAll(() => backend.setup(), 60_000);
-    afterAll(async () => {
-      for (const step of cleanups.reverse()) await step();
-      await backend.teardown();
+    // Each test's daemons stop when it ends (an idle daemon's queue keeps working its database).
+    afterEach(async () => {
+      for (const step of cleanups.splice(0).reverse()) await step();
     });
+    afterAll(() => backend.teardown());
 
     async function daemon(run: (dir: string) => string, config: Partial<DaemonConfig> = {}) {
       const dir = await makeTempDir();

@@ -9,7 +9,7 @@ import {
   STANDING_PROMPT,
   standingPromptVersion,
 } from "@talkide/prompts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
 import { TICLAWK_ENTRIES } from "../runtime/ticlawk-wrapper.ts";
 import type { Backend } from "@talkide/service-kit/testing";
@@ -37,10 +37,12 @@ export function defineSessionSuite(backend: Backend): void {
     () => {
       const cleanups: (() => Promise<void>)[] = [];
       beforeAll(() => backend.setup(), 60_000);
-      afterAll(async () => {
-        for (const step of cleanups.reverse()) await step();
-        await backend.teardown();
+      // Each test's daemons stop when it ends: an idle daemon's queue keeps polling and
+      // supervising its database, which on the embedded one runs in this worker's thread.
+      afterEach(async () => {
+        for (const step of cleanups.splice(0).reverse()) await step();
       });
+      afterAll(() => backend.teardown());
 
       /** A daemon on a fresh data dir and database; `recordFile` collects the fake's records. */
       async function daemon(

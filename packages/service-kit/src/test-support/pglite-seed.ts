@@ -130,19 +130,29 @@ export function migratedPgliteSeeder(template: {
 
 /**
  * migratedPgliteSeeder for a service whose schema is the kit's migration folders (the daemon's,
- * the hub's): the template runs exactly those folders.
+ * the hub's): the template runs exactly those folders, then `also` (what else the service would
+ * install at its first start, such as its work queue's tables).
  */
 export function migrationFoldersSeeder(
   name: string,
   migrations: readonly MigrationFolder[],
+  also?: {
+    /** The files (or builds) that decide what `prepare` installs: part of the template's key. */
+    readonly files: readonly string[];
+    readonly prepare: (pglite: PGlite) => Promise<void>;
+  },
 ): (dataDir: string) => Promise<void> {
   return migratedPgliteSeeder({
     name,
-    schemaFiles: () => filesIn(...migrations.map((migration) => migration.folder)),
+    schemaFiles: async () => [
+      ...(await filesIn(...migrations.map((migration) => migration.folder))),
+      ...(also?.files ?? []),
+    ],
     async migrate(dataDir) {
       const database = await openDatabase({ databaseUrl: null, dataDir });
       try {
         await migrateToLatest(database.db, migrations);
+        if (also !== undefined && database.pglite !== null) await also.prepare(database.pglite);
       } finally {
         await database.close();
       }

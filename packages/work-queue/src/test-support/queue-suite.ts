@@ -540,6 +540,59 @@ export function describeQueue(kind: DatabaseKind): void {
       });
 
       if (kind === "embedded") {
+        it("runs no supervision pass while no job is active, and passes every third of the lease while one is", async () => {
+          const shared = await fresh();
+          const instance = await openInstance(shared, "turns");
+          const { held, ran } = await holdingWork(instance.queue, "long");
+          // pg-boss stamps monitor_claim_on when a pass claims the queue.
+          const claims = async () => {
+            const { rows } = await sql<{ claimed: string | null }>`
+              SELECT monitor_claim_on::text AS claimed FROM pgboss.queue WHERE name = 'turns'`.execute(
+              instance.database.kysely,
+            );
+            return rows[0]?.claimed ?? null;
+          };
+          // Idle for more than a whole lease: a pass would have come every third of it.
+          await new Promise((resolve) => setTimeout(resolve, (LEASE + 1) * 1000));
+          expect(await claims()).toBeNull();
+          await enqueue(instance.queue, "project:1", "long");
+          await until(() => ran.includes("long"));
+          // Two passes while the job runs, each within a third of the lease (and some slack).
+          const nextClaim = async (previous: string | null): Promise<string | null> => {
+            const deadline = Date.now() + LEASE * 1000;
+            for (;;) {
+              const claimed = await claims();
+              if (claimed !== previous) return claimed;
+              if (Date.now() > deadline) throw new Error("no supervision pass within a lease");
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          };
+          await nextClaim(await nextClaim(null));
+          held.open();
+          await closeAll([instance]);
+        });
+
+        it("installs pg-boss's tables ahead of a first open, with no queue and no instance", async () => {
+          const shared = await fresh();
+          const database = await shared.open();
+          if (database.connection.kind !== "embedded") throw new Error("embedded only");
+          await WorkQueue.install(database.connection.pglite);
+          await WorkQueue.install(database.connection.pglite);
+          const { rows } = await sql<{ queues: number; instances: number }>`
+            SELECT (SELECT count(*)::int FROM pgboss.queue) AS queues,
+                   (SELECT count(*)::int FROM pgboss.instance) AS instances`.execute(
+            database.kysely,
+          );
+          expect(rows[0]).toEqual({ queues: 0, instances: 0 });
+          await database.close();
+          const instance = await openInstance(shared, "turns");
+          const { ran, started } = recordingWork(instance.queue);
+          await started;
+          await enqueue(instance.queue, "project:1", "first");
+          await until(() => ran.length === 1);
+          await closeAll([instance]);
+        });
+
         it("reclaims a dead process's job at once after a restart, without waiting out the lease", async () => {
           const shared = await fresh();
           await killHolderMidJob(shared, "started at its enqueue");
