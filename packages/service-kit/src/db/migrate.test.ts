@@ -6,6 +6,7 @@ import { makeTempDir, removeDir, seededPgliteCluster } from "../test-support/ind
 import { migrateToLatest } from "./migrate.ts";
 
 const databases: Kysely<unknown>[] = [];
+const pglites = new WeakMap<Kysely<unknown>, PGlite>();
 const dirs: string[] = [];
 /** An empty database of its own: a copy of the empty cluster (no initdb per test). */
 async function freshDatabase(): Promise<Kysely<unknown>> {
@@ -14,6 +15,7 @@ async function freshDatabase(): Promise<Kysely<unknown>> {
   const pglite = new PGlite(await seededPgliteCluster(dir));
   const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
   databases.push(db);
+  pglites.set(db, pglite);
   return db;
 }
 afterEach(async () => {
@@ -61,6 +63,35 @@ describe("migrateToLatest from a list", () => {
     });
     // One run is one transaction on PostgreSQL: the migration before it is undone as well.
     expect(await recorded(db)).toEqual([]);
+  });
+
+  it("finds an up-to-date database with one read of its migration table", async () => {
+    const db = await freshDatabase();
+    const migrations = { "0001_first": createTable("a"), "0002_second": createTable("b") };
+    await migrateToLatest(db, [{ migrations }]);
+    // The same database through a Kysely that logs every statement it runs.
+    const statements: string[] = [];
+    const pglite = pglites.get(db);
+    if (pglite === undefined) throw new Error("not a fresh database");
+    const watched = new Kysely<unknown>({
+      dialect: new PGliteDialect({ pglite }),
+      log: (event) => {
+        statements.push(event.query.sql.trim());
+      },
+    });
+    expect(await migrateToLatest(watched, [{ migrations }])).toEqual([]);
+    // Not the migrator's catalog introspection (pg_catalog, twice) and lock round trips.
+    expect(statements).toEqual([expect.stringMatching(/^SELECT name FROM kysely_migration /)]);
+  });
+
+  it("still refuses a database that records a migration the code does not have", async () => {
+    const db = await freshDatabase();
+    const migrations = { "0001_first": createTable("a"), "0002_second": createTable("b") };
+    await migrateToLatest(db, [{ migrations }]);
+    const older = { "0001_first": createTable("a") };
+    await expect(migrateToLatest(db, [{ migrations: older }])).rejects.toMatchObject({
+      code: "migration_failed",
+    });
   });
 
   it("refuses a list whose new entry sorts before one already run", async () => {
