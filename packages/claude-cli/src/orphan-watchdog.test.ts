@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { startOrphanWatchdog } from "./orphan-watchdog.ts";
-import { processesWithMarker } from "./testing/processes.ts";
+import { processesWithMarker, watchdogOf } from "./testing/processes.ts";
 
 const VARIABLE = "TALKIDE_WATCHDOG_TEST_TURN";
 
@@ -41,6 +41,20 @@ describe.skipIf(process.platform !== "linux")("the orphan watchdog", () => {
     const untouched = await processesWith(finished);
     expect(untouched).toHaveLength(2);
     for (const pid of untouched) process.kill(pid, "SIGKILL");
+  });
+
+  it("starts its process with the first tracked turn, and none for an instance without turns", async () => {
+    const idle = startOrphanWatchdog(VARIABLE);
+    idle.untrack(`t-${process.pid}-never`);
+    expect(await watchdogOf(process.pid)).toBeNull();
+    await idle.close();
+
+    const busy = startOrphanWatchdog(VARIABLE);
+    busy.track(`t-${process.pid}-c`);
+    expect(await watchdogOf(process.pid)).not.toBeNull();
+    busy.untrack(`t-${process.pid}-c`);
+    await busy.close();
+    expect(await watchdogOf(process.pid)).toBeNull();
   });
 
   it("refuses a variable or a value that could break its line protocol", () => {

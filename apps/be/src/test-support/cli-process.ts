@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
-import { NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
+import { compileCacheEnv, NODE_FROM_SOURCE, stopWithOwner } from "@talkide/service-kit/testing";
 import { seedMigratedCluster } from "./migrated-cluster.ts";
 
 export const BIN = fileURLToPath(new URL("../bin/talkide-be.ts", import.meta.url));
@@ -25,6 +25,7 @@ export function baseEnv(dataDir: string): NodeJS.ProcessEnv {
     TALKIDE_PORT: "0",
     TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
     ANTHROPIC_API_KEY: "test-key",
+    ...compileCacheEnv(),
   };
 }
 

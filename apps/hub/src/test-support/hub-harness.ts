@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createLogger, type Logger } from "@talkide/service-kit";
 import {
   ApiClient,
+  compileCacheEnv,
   makeTempDir,
   migrationFoldersSeeder,
   NODE_FROM_SOURCE,
@@ -52,11 +53,6 @@ export function runNode(
     args,
     options,
   );
-}
-
-function compileCacheEnv(): Record<string, string> {
-  const dir = process.env["NODE_COMPILE_CACHE"];
-  return dir === undefined || dir === "" ? {} : { NODE_COMPILE_CACHE: dir };
 }
 
 /** Runs a program (such as `DAEMON_COMMAND`) with these arguments as a child process. */

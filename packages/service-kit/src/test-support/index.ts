@@ -15,7 +15,7 @@ export {
   seedPgliteDataDir,
 } from "./pglite-seed.ts";
 export { waitFor } from "./wait-for.ts";
-export { NODE_FROM_SOURCE } from "./node-from-source.ts";
+export { compileCacheEnv, NODE_FROM_SOURCE } from "./node-from-source.ts";
 export { stopWithOwner } from "./stop-with-owner.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";
 export { ApiClient, type ApiResponse } from "./api-client.ts";

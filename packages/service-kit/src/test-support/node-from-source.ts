@@ -38,3 +38,14 @@ export const NODE_FROM_SOURCE: readonly string[] = [
   "--liftoff-only",
   ...TEST_GC_FLAGS,
 ];
+
+/**
+ * The test run's Node compile cache (`NODE_COMPILE_CACHE`, set in the root vitest.config.ts),
+ * for a program a test starts with an environment of its own instead of the worker's: without
+ * it, each start type-strips and compiles every module of the program again (a backend's start
+ * about 2.6 -> 2.3 s of CPU with the cache on this 2-core machine). Empty when unset.
+ */
+export function compileCacheEnv(): Record<string, string> {
+  const dir = process.env["NODE_COMPILE_CACHE"];
+  return dir === undefined || dir === "" ? {} : { NODE_COMPILE_CACHE: dir };
+}
