@@ -80,18 +80,27 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
+/**
+ * pnpm's record of the scripts it ran (`pnpm run` writes it on its first run in a checkout).
+ * Under `npm test` the other lanes (lint, compile) run pnpm scripts in this checkout while this
+ * file runs, so it may appear between the two looks below; the release does not write it.
+ */
+const PNPM_RUN_STATE = /^\.pnpm-task-run-state-v\d+$/u;
+
 /** Where each entry of the checkout's root node_modules points: the release must not move one. */
 function rootModules(): Map<string, string> {
   const modules = join(REPO_ROOT, "node_modules");
   return new Map(
-    readdirSync(modules, { withFileTypes: true }).map((entry) => [
-      entry.name,
-      entry.isSymbolicLink()
-        ? readlinkSync(join(modules, entry.name))
-        : entry.isFile()
-          ? "file"
-          : "dir",
-    ]),
+    readdirSync(modules, { withFileTypes: true })
+      .filter((entry) => !PNPM_RUN_STATE.test(entry.name))
+      .map((entry) => [
+        entry.name,
+        entry.isSymbolicLink()
+          ? readlinkSync(join(modules, entry.name))
+          : entry.isFile()
+            ? "file"
+            : "dir",
+      ]),
   );
 }
 let modulesBefore: Map<string, string> | undefined;

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Transparent huge pages for a CI machine's test run: `always` instead of Debian's `madvise`.
+#
+# Why: most of the test suite's CPU is memory that processes touch for the first time: every
+# embedded database is PGlite, whose WebAssembly memory (a 128 MB start, growing) and the V8
+# heaps of the hundreds of Node processes the tests start are faulted in 4 KiB at a time, and
+# neither V8 nor PGlite asks for huge pages itself, so `madvise` gives them none. On this
+# project's 2-core VM a third of the suite's CPU was the kernel's (page faults, zeroing, page
+# tables), and WebAssembly's scattered accesses miss the TLB. With `always`, three fresh PGlite
+# databases took 8.6 s of CPU instead of 14.1 s (page faults 620,000 -> 72,000); the numbers for
+# the whole suite are in the README ("Working in the repo"). It changes no test and no result.
+#
+# Usage: sh scripts/huge-pages.sh set        .ci/run: prints the mode it found, then sets `always`
+#        sh scripts/huge-pages.sh restore M  .ci/run, at its end: sets mode M again
+#        sh scripts/huge-pages.sh hint       `npm test`: one line on how, when not `always`
+# `npm test` never changes the machine's setting itself: that is for its owner to decide.
+# Never fails: where the setting cannot be written (no root, a read-only /sys, not Linux), it
+# says so and leaves the machine as it is.
+set -u
+
+knob=/sys/kernel/mm/transparent_hugepage/enabled
+
+current_mode() {
+  # The file reads like "always [madvise] never": the bracketed word is the mode.
+  sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$knob" 2>/dev/null
+}
+
+write_mode() {
+  { echo "$1" >"$knob"; } 2>/dev/null
+}
+
+case "${1:-}" in
+  set)
+    mode=$(current_mode)
+    if [ -z "$mode" ]; then
+      echo "ci: transparent huge pages: $knob not readable here; left as it is" >&2
+    elif [ "$mode" = always ]; then
+      echo "ci: transparent huge pages: already always" >&2
+    elif write_mode always; then
+      echo "ci: transparent huge pages: $mode -> always for this run (scripts/huge-pages.sh says why)" >&2
+    else
+      echo "ci: transparent huge pages: $mode, and $knob cannot be written here; left as it is" >&2
+    fi
+    # The mode to restore, on stdout.
+    echo "$mode"
+    ;;
+  restore)
+    mode=${2:-}
+    if [ -n "$mode" ] && [ "$mode" != "$(current_mode)" ]; then
+      if write_mode "$mode"; then
+        echo "ci: transparent huge pages: back to $mode" >&2
+      fi
+    fi
+    ;;
+  hint)
+    mode=$(current_mode)
+    if [ -n "$mode" ] && [ "$mode" != always ]; then
+      echo "note: transparent huge pages are '$mode' here; the tests take about a tenth less time with 'always' (echo always | sudo tee $knob; README: Working in the repo)" >&2
+    fi
+    ;;
+  *)
+    echo "usage: sh scripts/huge-pages.sh set | restore <mode> | hint" >&2
+    exit 2
+    ;;
+esac
+exit 0
