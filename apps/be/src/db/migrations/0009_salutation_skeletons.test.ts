@@ -62,7 +62,10 @@ describe("migration 0009: normalized text and a unique look per project", () => 
         workspace_dir: join(dir, "project-1"),
       })
       .execute();
-    // As the old release stored them: as submitted, the key normalized.
+    // As the old release stored them: as submitted, the key normalized. Roster order is
+    // created_at, set here instead of clock_timestamp() in three inserts a millisecond apart:
+    // one CI run listed the later two in the wrong order (the cause was not found).
+    let joined = 0;
     const member = async (userId: string, salutation: string, briefing: string | null) =>
       (
         await db
@@ -74,6 +77,7 @@ describe("migration 0009: normalized text and a unique look per project", () => 
             salutation,
             salutation_key: normalizeSalutationKey(salutation),
             team_briefing: briefing,
+            created_at: `2026-11-0${String((joined += 1))}T10:00:00Z`,
           })
           .returning("id")
           .executeTakeFirstOrThrow()
