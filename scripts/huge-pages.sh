@@ -1,14 +1,13 @@
 #!/bin/sh
 # Transparent huge pages for a CI machine's test run: `always` instead of Debian's `madvise`.
 #
-# Why: most of the test suite's CPU is memory that processes touch for the first time: every
-# embedded database is PGlite, whose WebAssembly memory (a 128 MB start, growing) and the V8
-# heaps of the hundreds of Node processes the tests start are faulted in 4 KiB at a time, and
-# neither V8 nor PGlite asks for huge pages itself, so `madvise` gives them none. On this
-# project's 2-core VM a third of the suite's CPU was the kernel's (page faults, zeroing, page
-# tables), and WebAssembly's scattered accesses miss the TLB. With `always`, three fresh PGlite
-# databases took 8.6 s of CPU instead of 14.1 s (page faults 620,000 -> 72,000); the numbers for
-# the whole suite are in the README ("Working in the repo"). It changes no test and no result.
+# Why: a third of the test suite's CPU on this project's 2-core VM was the kernel's, most of it
+# memory touched for the first time, 4 KiB at a time: PGlite's WebAssembly memory (a 128 MB
+# start, growing) and the V8 heaps of the hundreds of Node processes the tests start. Neither V8
+# nor PGlite asks for huge pages, so `madvise` gives them none. With `always`, three fresh
+# PGlite databases took 8.6 s of CPU instead of 14.1 s (page faults 620,000 -> 72,000), and the
+# backend's tests, alternating, about 15% less CPU; the daemon's showed no clear change (the
+# README's "Working in the repo" has the runs). It changes no test and no result.
 #
 # Usage: sh scripts/huge-pages.sh set        .ci/run: prints the mode it found, then sets `always`
 #        sh scripts/huge-pages.sh restore M  .ci/run, at its end: sets mode M again
@@ -55,7 +54,7 @@ case "${1:-}" in
   hint)
     mode=$(current_mode)
     if [ -n "$mode" ] && [ "$mode" != always ]; then
-      echo "note: transparent huge pages are '$mode' here; the tests take about a tenth less time with 'always' (echo always | sudo tee $knob; README: Working in the repo)" >&2
+      echo "note: transparent huge pages are '$mode' here; the tests take less time with 'always' (echo always | sudo tee $knob; README: Working in the repo)" >&2
     fi
     ;;
   *)
