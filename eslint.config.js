@@ -78,7 +78,7 @@ export default tseslint.config(
       "apps/hub/src/daemon-client.ts",
       // Output of other programs and protocol text: claude's stderr and version, stream-json
       // lines, a Content-Type header, /proc/net and ps output, PostgreSQL's command output.
-      "packages/claude-cli/src/turn-outcome.ts",
+      "packages/claude-cli/src/turn-observation.ts",
       "packages/claude-cli/src/stream-json.ts",
       "packages/claude-cli/src/version.ts",
       "packages/claude-cli/src/claude-args.ts",

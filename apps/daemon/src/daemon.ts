@@ -20,7 +20,7 @@ import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
-import { daemonSessionPoints } from "./runtime/warm-prune.ts";
+import { daemonSessionPoints } from "./sessions/session-points.ts";
 import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";

@@ -18,7 +18,7 @@ import {
   type WarmProcessOptions,
   type WarmTurnOptions,
 } from "./turn-options.ts";
-import { classify, type TerminationCause } from "./turn-outcome.ts";
+import { classify, type TerminationCause } from "./turn-observation.ts";
 import { checkBeforeSpawn, spawnFailure } from "./turn-preflight.ts";
 import { failure, type ClaudeTurnFailure, type ClaudeTurnResult } from "./turn-result.ts";
 

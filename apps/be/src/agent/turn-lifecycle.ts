@@ -34,7 +34,7 @@ import {
   writeContext,
 } from "./spawn-preparation.ts";
 import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
-import { failTurn, recordOutcome } from "./turn-outcome.ts";
+import { failTurn, recordOutcome } from "./outcome-store.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { loadSessionTranscript } from "./session-transcripts.ts";
 

@@ -19,7 +19,7 @@ import {
 import { storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn, type StartedHere } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
-import { projectSessionPoints } from "./warm-prune.ts";
+import { projectSessionPoints } from "./session-points.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 export interface TurnRunnerOptions extends Omit<TurnServices, "hub"> {

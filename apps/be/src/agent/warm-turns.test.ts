@@ -15,7 +15,7 @@ import {
   type TestUser,
 } from "../test-support/harness.ts";
 import { processMarkersOf } from "./turn-queue.ts";
-import { projectSessionPoints } from "./warm-prune.ts";
+import { projectSessionPoints } from "./session-points.ts";
 
 /**
  * Warm turns (issue 15) with the fake CLI: when a project's next turn runs in its kept

@@ -35,9 +35,9 @@ import {
   type SessionScope,
 } from "../sessions/scope.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
-import { loadStoredTranscript } from "../sessions/transcripts.ts";
+import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
 import { createSession, invalidateSession } from "../store/sessions.ts";
-import { recordTurnSuccess } from "../store/turn-outcome.ts";
+import { recordTurnSuccess } from "../store/turn-success.ts";
 import {
   finishTurn,
   interruptTurn,

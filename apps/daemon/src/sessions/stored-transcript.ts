@@ -4,7 +4,7 @@ import type { DaemonDb } from "../db/schema.ts";
 
 /**
  * The daemon as the turn engine's transcript host: a conversation's runtime session is stored
- * after each successful turn (store/turn-outcome.ts: whole, or the lines the turn added as a
+ * after each successful turn (store/turn-success.ts: whole, or the lines the turn added as a
  * part), and the engine writes it back before a cold resume on whichever daemon runs the turn
  * (`materialiseTranscript` of @talkide/turn-engine). Null when nothing is stored.
  */

@@ -10,7 +10,7 @@ import {
 import { materialiseTranscript } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
-import { loadStoredTranscript } from "../sessions/transcripts.ts";
+import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
 import {
   makeTempDir,
   removeDir,
@@ -19,7 +19,7 @@ import {
 } from "../test-support/harness.ts";
 import { claimDelivery, insertDelivery } from "./deliveries.ts";
 import { createSession } from "./sessions.ts";
-import { recordTurnSuccess } from "./turn-outcome.ts";
+import { recordTurnSuccess } from "./turn-success.ts";
 import { startTurn } from "./turns.ts";
 
 // A successful turn stores the session's transcript with the session's new point, in one
