@@ -17,7 +17,8 @@
 # says so and leaves the machine as it is.
 set -u
 
-knob=/sys/kernel/mm/transparent_hugepage/enabled
+# The kernel's setting; TALKIDE_THP_KNOB names another file (scripts/huge-pages.test.ts).
+knob=${TALKIDE_THP_KNOB:-/sys/kernel/mm/transparent_hugepage/enabled}
 
 current_mode() {
   # The file reads like "always [madvise] never": the bracketed word is the mode.
