@@ -9,17 +9,19 @@
 #
 #   sh scripts/toolchain.sh sh scripts/test-cost.sh [LOG_DIR] [FILE ...]
 #
-# Without files, every test file of the repository; without a log directory,
-# $TMPDIR/talkide-test-cost. Takes about 25 minutes for all of them.
+# FILE is a test file's path from the repository root; without files, every test file of the
+# repository. LOG_DIR is taken from where the script is run; without it (the first argument a
+# test file), $TMPDIR/talkide-test-cost. Takes about 25 minutes for all of them.
 set -eu
-cd "$(dirname "$0")/.."
-# The log directory is the first argument unless that is a file (then it is the first test).
+root=$(cd "$(dirname "$0")/.." && pwd)
 logs="${TMPDIR:-/tmp}/talkide-test-cost"
-if [ "$#" -gt 0 ] && [ ! -f "$1" ]; then
+if [ "$#" -gt 0 ] && [ ! -f "$root/$1" ]; then
   logs=$1
   shift
 fi
 mkdir -p "$logs"
+logs=$(cd "$logs" && pwd)
+cd "$root"
 : >"$logs/costs.tsv"
 if [ "$#" -eq 0 ]; then set -- $(git ls-files '*.test.ts'); fi
 
