@@ -38,15 +38,16 @@ describe("talkide-be CLI while the service holds the embedded database", () => {
         env,
       );
       expect(invited.code).toBe(0);
-      expect(invited.stderr).toContain("Cyril is a member of project 1");
+      expect(invited.stderr).toContain("Invited Cyril to project 1");
       const link = invited.stdout.trim();
-      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=tksi_[A-Za-z0-9_-]{43}$/);
-      expect(link.startsWith(`${service.url}/#token=`)).toBe(true);
-      const code = link.slice(link.indexOf("#token=") + "#token=".length);
-      const redeemed = await api<{ token: string }>(service, null, "POST", "/v1/sign-in", {
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#invite=tkiv_[A-Za-z0-9_-]{43}$/);
+      expect(link.startsWith(`${service.url}/#invite=`)).toBe(true);
+      const code = link.slice(link.indexOf("#invite=") + "#invite=".length);
+      const redeemed = await api(service, null, "POST", "/v1/invites/accept", {
         code,
+        join: "new-account",
       });
-      expect(redeemed.status).toBe(200);
+      expect(redeemed.status).toBe(201);
       const roster = await api<{ members: Array<{ salutation: string; you: boolean }> }>(
         service,
         demoToken,
@@ -63,6 +64,11 @@ describe("talkide-be CLI while the service holds the embedded database", () => {
       );
       expect(taken.code).toBe(2);
       expect(taken.stderr).toContain("error (salutation_taken)");
+      const signInLink = await runCli(["sign-in-link", "--email", "bo@example.com"], env);
+      expect(signInLink.code).toBe(0);
+      expect(signInLink.stdout.trim()).toMatch(
+        new RegExp(`^${service.url.replace(/[.]/g, "\\.")}/#code=tksi_[A-Za-z0-9_-]{43}$`),
+      );
       const wrongToken = await runCli(
         ["create-token", "--email", "bo@example.com", "--token", "tkad_wrong"],
         env,
@@ -80,6 +86,9 @@ describe("talkide-be CLI while the service holds the embedded database", () => {
     const offline = await runCli(["create-token", "--email", "bo@example.com"], env);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toMatch(/^tkbe_/);
+    const offlineLink = await runCli(["sign-in-link", "--email", "bo@example.com"], env);
+    expect(offlineLink.code).toBe(0);
+    expect(offlineLink.stdout).toMatch(/\/#code=tksi_/);
     const unreachable = await runCli(
       ["create-token", "--email", "bo@example.com", "--url", service.url],
       env,

@@ -1,14 +1,26 @@
 import { AdminClient, CliError, httpUrl } from "@talkide/service-kit";
 import { trimWhiteSpace } from "@talkide/text";
 import type { z } from "zod";
-import type { SignInCode } from "./auth/sign-in-codes.ts";
+import { issueSignInCode } from "./auth/sign-in-codes.ts";
 import { readLocalAdmin } from "./auth/local-admin.ts";
 import type { Config } from "./config.ts";
 import { openDatabase } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { inviteMember, operatorMembership } from "./domain/invites.ts";
-import type { addMemberSchema, MemberView } from "./domain/members.ts";
-import { createToken, createUser, type NewUser } from "./domain/users.ts";
+import type { addMemberSchema } from "./domain/members.ts";
+import { createSeat, operatorMembership, type SeatView } from "./domain/seats.ts";
+import {
+  createToken,
+  createUser,
+  findUserIdByEmail,
+  userNotFound,
+  type NewUser,
+} from "./domain/users.ts";
+
+/** A one-time link as the CLI prints it: absolute, on the service's public URL. */
+export interface OperatorLink {
+  readonly url: string;
+  readonly expiresAt: string;
+}
 
 /** What the CLI's user and invite commands need, wherever the database is. */
 export interface Operator {
@@ -19,7 +31,9 @@ export interface Operator {
   invite(
     projectId: number,
     input: z.output<typeof addMemberSchema>,
-  ): Promise<{ member: MemberView; signIn: SignInCode | null }>;
+  ): Promise<{ seat: SeatView; link: OperatorLink }>;
+  /** A one-time sign-in link for an existing account (a person locked out, say). */
+  signInLink(email: string): Promise<OperatorLink>;
   close(): Promise<void>;
 }
 
@@ -47,12 +61,20 @@ function apiOperator(client: AdminClient): Operator {
       return body.token;
     },
     async invite(projectId, input) {
-      const { body } = await client.request<{ member: MemberView; signIn: SignInCode | null }>(
+      const { body } = await client.request<{ seat: SeatView; link: OperatorLink }>(
         "POST",
         `/admin/v1/projects/${projectId}/invites`,
         input,
       );
       return body;
+    },
+    async signInLink(email) {
+      const { body } = await client.request<{ link: OperatorLink }>(
+        "POST",
+        "/admin/v1/sign-in-links",
+        { email },
+      );
+      return body.link;
     },
     close: () => Promise.resolve(),
   };
@@ -68,8 +90,10 @@ async function databaseOperator(config: Config): Promise<Operator> {
     throw error;
   }
   const { db } = database;
+  const absolute = (path: string): string =>
+    new URL(path, config.publicUrl ?? httpUrl(config.host, config.port)).href;
   return {
-    baseUrl: httpUrl(config.host, config.port),
+    baseUrl: config.publicUrl ?? httpUrl(config.host, config.port),
     async createUser(input) {
       const { user, token } = await createUser(db, input);
       return { userId: user.id, token };
@@ -77,7 +101,14 @@ async function databaseOperator(config: Config): Promise<Operator> {
     createToken: (email) => createToken(db, email),
     async invite(projectId, input) {
       const membership = await operatorMembership(db, projectId);
-      return inviteMember(db, membership, input, { byOperator: true });
+      const { seat, link } = await createSeat(db, membership, input);
+      return { seat, link: { url: absolute(link.path), expiresAt: link.expiresAt } };
+    },
+    async signInLink(email) {
+      const userId = await findUserIdByEmail(db, email);
+      if (userId === null) throw userNotFound();
+      const code = await issueSignInCode(db, userId);
+      return { url: absolute(code.path), expiresAt: code.expiresAt };
     },
     close: () => database.close(),
   };

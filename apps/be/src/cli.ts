@@ -130,11 +130,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     program
       .command("invite")
       .description(
-        "Add a person to a project by email (creating their account if needed) and print a one-time sign-in link for them.",
+        "Open a seat in a project and print its one-time invite link: whoever redeems it joins as a new account, or as the account they are signed in to.",
       )
       .requiredOption("--project <id>", "the project's id (1-999)")
-      .requiredOption("--email <email>", "the person's email (never sent to the model)")
       .requiredOption("--salutation <salutation>", "how Mara addresses them")
+      .option(
+        "--email <email>",
+        "a contact note for the owner's list (never used to find an account)",
+      )
       .option("--briefing <text>", "their team briefing")
       .addOption(
         new Option("--role <role>", "their role in the project")
@@ -145,7 +148,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     async (
       options: {
         project: string;
-        email: string;
+        email?: string;
         salutation: string;
         briefing?: string;
         role: "member" | "owner";
@@ -153,24 +156,35 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     ) => {
       const projectId = parseProjectId(options.project);
       const input = parseInvite({
-        email: options.email,
         salutation: options.salutation,
         role: options.role,
+        ...(options.email === undefined ? {} : { email: options.email }),
         ...(options.briefing === undefined ? {} : { teamBriefing: options.briefing }),
       });
       await withOperator(options, async (operator) => {
-        const { member, signIn } = await operator.invite(projectId, input);
-        if (signIn === null) {
-          io.stderr(`${member.salutation} is a member of project ${projectId}.\n`);
-          return;
-        }
+        const { seat, link } = await operator.invite(projectId, input);
         io.stderr(
-          `${member.salutation} is a member of project ${projectId}. Their sign-in link works once, until ${signIn.expiresAt}:\n`,
+          `Invited ${seat.salutation} to project ${projectId}. The link works once, until ${link.expiresAt}:\n`,
         );
-        io.stdout(`${operator.baseUrl}${signIn.path}\n`);
+        io.stdout(`${link.url}\n`);
       });
     },
   );
+
+  operatorOptions(
+    program
+      .command("sign-in-link")
+      .description(
+        "Print a one-time sign-in link for an existing account (for a person who lost access).",
+      )
+      .requiredOption("--email <email>", "the account's email"),
+  ).action(async (options: { email: string } & OperatorOptions) => {
+    await withOperator(options, async (operator) => {
+      const link = await operator.signInLink(options.email);
+      io.stderr(`One-time sign-in link, until ${link.expiresAt}:\n`);
+      io.stdout(`${link.url}\n`);
+    });
+  });
 
   try {
     await program.parseAsync([...argv], { from: "user" });

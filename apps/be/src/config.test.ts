@@ -9,6 +9,9 @@ describe("loadConfig", () => {
     expect(config).toEqual({
       host: "127.0.0.1",
       port: 9090,
+      publicUrl: null,
+      sessionIdleHours: 168,
+      tokenLifetimeDays: 90,
       dataDir: "/srv/app/.data/be",
       // Outside the checkout, one directory per data dir (12 hex of its sha256).
       workspacesDir: "/home/anna/.local/share/talkide/be/workspaces-8c8eb285c8b9",
@@ -64,12 +67,18 @@ describe("loadConfig", () => {
         TALKIDE_LOG_LEVEL: "warn",
         TALKIDE_CLAUDE_PERMISSION_MODE: "plan",
         TALKIDE_CLAUDE_ALLOWED_TOOLS: "Bash(npm test:*), Read",
+        TALKIDE_PUBLIC_URL: "https://talkide.example.com/",
+        TALKIDE_SESSION_IDLE_HOURS: "8",
+        TALKIDE_TOKEN_LIFETIME_DAYS: "30",
       },
       "/srv/app",
     );
     expect(config).toMatchObject({
       host: "0.0.0.0",
       port: 8000,
+      publicUrl: "https://talkide.example.com",
+      sessionIdleHours: 8,
+      tokenLifetimeDays: 30,
       dataDir: join("/srv/app", "state"),
       workspacesDir: "/var/projects",
       databaseUrl: "postgres://u@localhost/db",
@@ -88,6 +97,10 @@ describe("loadConfig", () => {
       demo: false,
       logLevel: "warn",
     });
+    // The public URL is an origin: a path or a query would break every link built on it.
+    for (const bad of ["ftp://x.example", "https://x.example/app", "https://x.example/?a=1", "x"]) {
+      expect(() => loadConfig({ TALKIDE_PUBLIC_URL: bad }, "/srv"), bad).toThrow(ConfigError);
+    }
     // A bare command name is looked up on PATH at spawn time.
     expect(loadConfig({ TALKIDE_CLAUDE_PATH: "claude" }, "/srv").claudePath).toBe("claude");
     // Blank means unset.

@@ -1,3 +1,5 @@
+import { DEFAULT_TOKEN_LIFETIME_DAYS, MAX_TOKEN_LIFETIME_DAYS } from "./auth/api-tokens.ts";
+import { DEFAULT_SESSION_IDLE_HOURS } from "./auth/browser-sessions.ts";
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
@@ -12,8 +14,18 @@ import { z } from "zod";
  * loopback only, the platform's own port 9090.
  */
 export interface Config {
+  /** The address the service listens on (TALKIDE_HOST; loopback by default). */
   readonly host: string;
   readonly port: number;
+  /**
+   * The address people open, which every link is built on (TALKIDE_PUBLIC_URL); null: the
+   * listen address (loopback by default, so links work on this machine only).
+   */
+  readonly publicUrl: string | null;
+  /** A browser session unused this long ends by itself (TALKIDE_SESSION_IDLE_HOURS). */
+  readonly sessionIdleHours: number;
+  /** A new API token's default lifetime (TALKIDE_TOKEN_LIFETIME_DAYS). */
+  readonly tokenLifetimeDays: number;
   /** Absolute. Holds the embedded database, the plugin directory and Claude's own state. */
   readonly dataDir: string;
   /**
@@ -82,9 +94,21 @@ const integer = (fallback: number, min: number, max: number) =>
     .max(max, `must be at most ${max}`)
     .default(fallback);
 
+const isOriginOnly = (url: URL): boolean =>
+  ["", "/"].includes(url.pathname) && url.search === "" && url.hash === "";
+
 const envSchema = z.object({
   TALKIDE_HOST: z.string().default("127.0.0.1"),
   TALKIDE_PORT: integer(9090, 0, 65535),
+  TALKIDE_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// address" })
+    .refine(
+      (value) => URL.canParse(value) && isOriginOnly(new URL(value)),
+      "must be an origin only (scheme, host and port), with no path or query",
+    )
+    .optional(),
+  TALKIDE_SESSION_IDLE_HOURS: integer(DEFAULT_SESSION_IDLE_HOURS, 1, 8784),
+  TALKIDE_TOKEN_LIFETIME_DAYS: integer(DEFAULT_TOKEN_LIFETIME_DAYS, 1, MAX_TOKEN_LIFETIME_DAYS),
   TALKIDE_DATA_DIR: z.string().optional(),
   TALKIDE_WORKSPACES_DIR: z.string().optional(),
   XDG_DATA_HOME: z.string().optional(),
@@ -181,6 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   return {
     host: e.TALKIDE_HOST,
     port: e.TALKIDE_PORT,
+    publicUrl: e.TALKIDE_PUBLIC_URL === undefined ? null : new URL(e.TALKIDE_PUBLIC_URL).origin,
+    sessionIdleHours: e.TALKIDE_SESSION_IDLE_HOURS,
+    tokenLifetimeDays: e.TALKIDE_TOKEN_LIFETIME_DAYS,
     dataDir,
     workspacesDir:
       e.TALKIDE_WORKSPACES_DIR === undefined

@@ -1,9 +1,12 @@
 import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "./db/schema.ts";
 import { createProject, type ProjectView } from "./domain/projects.ts";
-import { countUsers, createUser } from "./domain/users.ts";
+import { countUsers, createUser, findUserIdByEmail } from "./domain/users.ts";
+import { issueSignInCode, type SignInCode } from "./auth/sign-in-codes.ts";
+import { reachabilityWarning } from "./public-url.ts";
 
 export const DEMO_USER = { email: "demo@talkide.invalid", displayName: "Demo User" } as const;
+const DEMO_TOKEN_NAME = "curl walk-through";
 
 export interface DemoSeed {
   readonly token: string;
@@ -21,7 +24,7 @@ export async function seedDemo(
   workspacesDir: string,
 ): Promise<DemoSeed | null> {
   if ((await countUsers(db)) > 0) return null;
-  const { user, token } = await createUser(db, DEMO_USER);
+  const { user, token } = await createUser(db, DEMO_USER, DEMO_TOKEN_NAME);
   const project = await createProject(db, {
     userId: user.id,
     workspacesDir,
@@ -31,29 +34,44 @@ export async function seedDemo(
       member: { salutation: "Demo", teamBriefing: "Keep answers short." },
     },
   });
-  return { token, email: user.email, project };
+  return { token, email: DEMO_USER.email, project };
+}
+
+/** A one-time sign-in link for the demo user, or null when there is none (see service.ts). */
+export async function demoUserSignIn(db: Kysely<DatabaseSchema>): Promise<SignInCode | null> {
+  const userId = await findUserIdByEmail(db, DEMO_USER.email);
+  return userId === null ? null : issueSignInCode(db, userId);
 }
 
 /**
  * What the service prints once it is ready, in one piece and after every line it logged at
- * start: the demo-model warning, then where the console is; on the first start the demo data
- * and its sign-in lines, which end the banner so that they stay in view.
+ * start: the demo-model warning, then where the console is and a one-time sign-in link; on the
+ * first start the demo data and its API token for curl. The sign-in lines end the banner so
+ * that they stay in view.
  */
 export function startBanner(options: {
   readonly url: string;
+  /** The address links are built on (TALKIDE_PUBLIC_URL, or the listen address). */
+  readonly publicUrl: string;
+  readonly listensBeyondLoopback: boolean;
   readonly consoleBuilt: boolean;
   readonly demo: DemoSeed | null;
+  /** A fresh one-time sign-in link for the demo user (null: no demo user, or no console). */
+  readonly signIn: SignInCode | null;
   /** The local demo model's URL when no ANTHROPIC_API_KEY is set. */
   readonly demoModelUrl: string | null;
 }): string {
-  const { url, consoleBuilt, demo, demoModelUrl } = options;
+  const { publicUrl, consoleBuilt, demo, signIn, demoModelUrl } = options;
+  const warning = reachabilityWarning(publicUrl, options.listensBeyondLoopback);
   return [
     demoModelUrl === null ? "" : demoModelBanner(demoModelUrl),
-    demo === null ? consoleBanner(url, consoleBuilt) : demoBanner(demo, url, consoleBuilt),
+    demo === null ? "" : demoBanner(demo, publicUrl),
+    warning === null ? "" : `${warning}\n`,
+    consoleBanner(publicUrl, consoleBuilt, signIn),
   ].join("");
 }
 
-function demoBanner(seed: DemoSeed, url: string, consoleBuilt: boolean): string {
+function demoBanner(seed: DemoSeed, url: string): string {
   const rule = "=".repeat(72);
   return [
     rule,
@@ -61,24 +79,12 @@ function demoBanner(seed: DemoSeed, url: string, consoleBuilt: boolean): string 
     `  user:    ${seed.email}`,
     `  project: "${seed.project.name}" (id ${seed.project.id})`,
     "",
-    "The demo user's API token below is shown only this once (it is stored hashed). Lost it?",
-    "Run, from the repository root (the service may keep running):",
-    `  npx talkide-be create-token --email ${seed.email}`,
-    "",
-    "Sign in with curl: paste these two lines into a second terminal (README, Driving the",
-    "backend with curl):",
+    `The demo user's API token "${DEMO_TOKEN_NAME}" below is shown only this once (stored`,
+    "hashed; it expires in 90 days and can be ended in the console's Account view). For curl,",
+    "paste these two lines into a second terminal (README, Driving the backend with curl):",
     "",
     `  export TALKIDE_TOKEN=${seed.token}`,
     `  export TALKIDE_URL=${url}`,
-    "",
-    ...(consoleBuilt
-      ? [
-          "Or open the web console, signed in with one click (the token travels in the URL",
-          "fragment, which the browser never sends to a server):",
-          "",
-          `  ${consoleSignInLink(url, seed.token)}`,
-        ]
-      : [consoleLine(url, false)]),
     rule,
     "",
   ].join("\n");
@@ -99,21 +105,23 @@ function demoModelBanner(apiUrl: string): string {
 }
 
 /**
- * The console's sign-in link. The token sits in the fragment (`#token=`), never in the query:
- * browsers do not send fragments to servers, so it reaches no access log or proxy, and the
- * console removes it from the address bar once read.
+ * Where the console is and, when there is a demo user, a one-time link that signs a browser in
+ * (the code sits in the fragment, which browsers never send to a server; it works once, for 24
+ * hours, and then is worth nothing wherever the browser kept the address).
  */
-export function consoleSignInLink(url: string, token: string): string {
-  return `${url}/#token=${encodeURIComponent(token)}`;
-}
-
-/** Printed on every later start: where the console is. */
-export function consoleBanner(url: string, built: boolean): string {
-  return `${consoleLine(url, built)}\n`;
-}
-
-function consoleLine(url: string, built: boolean): string {
-  return built
-    ? `TalkIDE web console: ${url}/ (sign in with an API token)`
-    : `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${url} works without it)`;
+export function consoleBanner(url: string, built: boolean, signIn: SignInCode | null): string {
+  if (!built) {
+    return `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${url} works without it)\n`;
+  }
+  if (signIn === null) {
+    return `TalkIDE web console: ${url}/ (sign in with a link from \`npx talkide-be sign-in-link --email <you>\`)\n`;
+  }
+  return [
+    `TalkIDE web console: ${url}/`,
+    "Sign in as the demo user with this one-time link (works once, for 24 hours; every start",
+    "prints a new one):",
+    "",
+    `  ${new URL(signIn.path, url).href}`,
+    "",
+  ].join("\n");
 }

@@ -85,23 +85,46 @@ describe("privacy, end to end", () => {
     const projectId = (created.body.project as { id: number }).id;
     const base = `/v1/projects/${projectId}`;
     // Requests that carry a canary and fail must not echo it either.
-    await call("add member, bad salutation", anna, "POST", `${base}/members`, {
+    await call("invite, bad salutation", anna, "POST", `${base}/invites`, {
       email: bobPii.email,
       salutation: "# Bob",
     });
-    await call("add unknown user", anna, "POST", `${base}/members`, {
-      email: `nobody.${annaPii.email}`,
+    await call("invite, bad e-mail", anna, "POST", `${base}/invites`, {
+      email: `${bobPii.email}@`,
       salutation: "Nobody",
     });
-    await call("add member", anna, "POST", `${base}/members`, {
+    await call("add member directly", anna, "POST", `${base}/members`, {
       email: bobPii.email,
       salutation: "Bob",
-      teamBriefing: "Vue Router 4.",
     });
-    await call("add member twice", anna, "POST", `${base}/members`, {
-      email: bobPii.email.toUpperCase(),
-      salutation: "Robert",
+    // The e-mail an owner notes on an invite is shown back to the project's owners only,
+    // while the seat is pending, and forgotten once it is taken.
+    const seat = await api<{ link: { code: string } }>(
+      harness,
+      anna.token,
+      "POST",
+      `${base}/invites`,
+      {
+        email: bobPii.email,
+        salutation: "Bob",
+        teamBriefing: "Vue Router 4.",
+      },
+    );
+    expect(leaks(seat.text)).toEqual([bobPii.email]);
+    await call("bob takes the seat", bob, "POST", "/v1/invites/accept", {
+      code: seat.body.link.code,
+      join: "signed-in",
     });
+    await call("bob takes the seat twice", bob, "POST", "/v1/invites/accept", {
+      code: seat.body.link.code,
+      join: "signed-in",
+    });
+    await call("pending invites", anna, "GET", `${base}/invites`);
+    const contacts = await harness.service.database.db
+      .selectFrom("seats")
+      .select("contact")
+      .execute();
+    expect(contacts.map((row) => row.contact)).toEqual([null]);
     await call("bob edits himself", bob, "PATCH", `${base}/members/me`, {
       teamBriefing: "Vue Router 4!",
     });

@@ -24,7 +24,8 @@ import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
 import { removeStaleTemporaryFiles, type WriteHooks } from "./context/write-if-changed.ts";
 import { openDatabase, type Database } from "./db/connect.ts";
 import { migrateToLatest } from "./db/migrate.ts";
-import { seedDemo, startBanner, type DemoSeed } from "./demo.ts";
+import { demoUserSignIn, seedDemo, startBanner, type DemoSeed } from "./demo.ts";
+import { isLoopbackHost, openableUrl } from "./public-url.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
 import { createLogger } from "@talkide/service-kit";
@@ -231,7 +232,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const consoleDir = options.consoleDir === undefined ? builtConsoleDir() : options.consoleDir;
     // The CLI's way in while this process holds the database (see auth/local-admin.ts).
     const adminToken = await loadAdminToken(config.dataDir);
-    const app = buildApp(
+    // The public URL is known once the service listens (port 0 takes any free port); the
+    // routes read it only while serving requests, after that.
+    const accounts = {
+      publicUrl: config.publicUrl ?? `http://127.0.0.1:${config.port}`,
+      sessionIdleHours: config.sessionIdleHours,
+      tokenLifetimeDays: config.tokenLifetimeDays,
+    };
+    const app = await buildApp(
       {
         db: database.db,
         databaseKind: database.kind,
@@ -240,6 +248,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         workspacesDir: config.workspacesDir,
         consoleDir,
         adminToken,
+        accounts,
       },
       logger,
     );
@@ -253,9 +262,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    accounts.publicUrl = config.publicUrl ?? openableUrl(config.host, port);
     cleanups.push(await announceServiceUrl(config.dataDir, url));
 
     const demo = config.demo ? await seedDemo(database.db, config.workspacesDir) : null;
+    // A fresh one-time sign-in link for the demo user at every start: the person at the
+    // terminal is the operator, who could issue one anyway (talkide-be sign-in-link).
+    const operatorSignIn = consoleDir === null ? null : await demoUserSignIn(database.db);
     if (demo !== null) {
       logger.info({ projectId: demo.project.id }, "created the demo user and project");
     }
@@ -266,8 +279,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     print(
       startBanner({
         url,
+        publicUrl: accounts.publicUrl,
+        listensBeyondLoopback: !isLoopbackHost(config.host),
         consoleBuilt: consoleDir !== null,
         demo,
+        signIn: operatorSignIn,
         demoModelUrl: demoModel?.url ?? null,
       }),
     );

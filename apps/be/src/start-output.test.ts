@@ -59,17 +59,16 @@ describe("talkide-be serve: a quiet terminal", () => {
       expect(banner[0]).toBe("!".repeat(72));
       expect(banner.join("\n")).toContain("LOCAL DEMO MODEL");
       expect(banner.join("\n")).toContain("not real money");
-      expect(banner.at(-1)).toBe("=".repeat(72));
-      const signIn = banner.slice(-8, -1);
-      expect(signIn.slice(0, 3)).toEqual([
-        `  export TALKIDE_TOKEN=${token}`,
-        `  export TALKIDE_URL=${first.url}`,
-        "",
-      ]);
-      expect(signIn.at(-1)).toBe(
+      const text = banner.join("\n");
+      expect(text).toContain(
+        `  export TALKIDE_TOKEN=${token}\n  export TALKIDE_URL=${first.url}\n`,
+      );
+      // The banner's link carries a one-time code, never the API token (issue 48).
+      expect(text).not.toContain(`#token=`);
+      expect(banner.at(-1)).toMatch(
         builtConsoleDir() === null
-          ? `TalkIDE web console: not built; run \`pnpm --filter @talkide/console run build\` and restart (the API at ${first.url} works without it)`
-          : `  ${first.url}/#token=${encodeURIComponent(token)}`,
+          ? /^TalkIDE web console: not built; run `pnpm --filter @talkide\/console run build`/
+          : new RegExp(`^  ${first.url.replace(/[.]/g, "\\.")}/#code=tksi_[A-Za-z0-9_-]{43}$`),
       );
       // Four requests, no line about them at the default level (info).
       expect(logLines(stdout).filter((line) => line.reqId !== undefined)).toEqual([]);
@@ -86,7 +85,10 @@ describe("talkide-be serve: a quiet terminal", () => {
       ]);
       const laterBanner = bannerOf(again.stdout());
       expect(laterBanner.join("\n")).not.toContain("TALKIDE_TOKEN");
-      expect(laterBanner.at(-1)).toMatch(/^TalkIDE web console: /);
+      // Every start prints a fresh one-time sign-in link, last.
+      expect(laterBanner.at(-1)).toMatch(
+        builtConsoleDir() === null ? /^TalkIDE web console: / : /\/#code=tksi_/,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

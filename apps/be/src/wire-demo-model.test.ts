@@ -1,6 +1,7 @@
 import { DEMO_MODEL_MARK } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addMember,
   api,
   defaultProject,
   sendMessage,
@@ -42,7 +43,7 @@ describe.skipIf(!canRun)("at the wire: the local demo model", () => {
       defaultProject,
     );
     const projectId = created.body.project.id;
-    const added = await api(harness, anna.token, "POST", `/v1/projects/${projectId}/members`, {
+    const added = await addMember(harness, anna.token, projectId, {
       email: boris.email,
       salutation: "Boris",
       teamBriefing: "Vue Router 4.",

@@ -1,6 +1,7 @@
 import { startFakeMessagesApi, type FakeMessagesApi } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addMember,
   api,
   defaultProject,
   sendMessage,
@@ -104,7 +105,7 @@ describe.skipIf(!canRun)("at the wire: warm and cold turns of the same state", (
 
     // A new writer changes the context the kept process read: the next turn starts cold.
     const bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob" });
-    await api(harness, anna.token, "POST", `/v1/projects/${projectId}/members`, {
+    await addMember(harness, anna.token, projectId, {
       email: "bob@example.com",
       salutation: "Bob",
     });

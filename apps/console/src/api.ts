@@ -2,20 +2,58 @@
 
 import { readableFieldMessage } from "./field-messages.ts";
 // The shapes are the backend's own (its schemas in @talkide/be-api), never a copy.
-import type { ContextFile, Invite, Me, Member, PortState, Project, Turn } from "@talkide/be-api";
+import type {
+  ApiToken,
+  BrowserSession,
+  ContextFile,
+  Invite,
+  Me,
+  Member,
+  PortState,
+  Project,
+  Seat,
+  SeatLink,
+  Turn,
+} from "@talkide/be-api";
+import { projectIdOfPath } from "./project-access.ts";
+import type { SignInCredential } from "./sign-in-code.ts";
 
-export type { ContextFile, Invite, Me, Member, PortState, Project, Turn };
+export type {
+  ApiToken,
+  BrowserSession,
+  ContextFile,
+  Invite,
+  Me,
+  Member,
+  PortState,
+  Project,
+  Seat,
+  SeatLink,
+  Turn,
+};
 
-/** A one-time sign-in code (an invite's link) for an API token: works once (POST /v1/sign-in). */
-export async function exchangeSignInCode(code: string): Promise<string> {
-  const response = await fetch("/v1/sign-in", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ code }),
-  });
-  if (!response.ok) throw await toApiError(response);
-  return ((await response.json()) as { token: string }).token;
+// The answers of the link routes (previews, accepting an invite) are not in @talkide/be-api
+// yet: kept here, as the API describes them, until they are.
+
+/** `POST /v1/sign-in/preview`: whom a sign-in link signs in, without spending it. */
+export interface SignInPreview {
+  readonly account: { readonly displayName: string };
+  readonly expiresAt: string;
+  /** Who this browser is signed in as now, when the backend says (null: signed out). */
+  readonly signedInAs?: { readonly displayName: string } | null;
 }
+
+/** `POST /v1/invites/preview`: what a seat's link offers, without spending it. */
+export interface InvitePreview {
+  readonly project: { readonly name: string };
+  readonly salutation: string;
+  readonly role: "owner" | "member";
+  readonly expiresAt: string;
+  readonly signedInAs: { readonly displayName: string } | null;
+}
+
+export type InviteAcceptance =
+  { readonly join: "signed-in" } | { readonly join: "new-account"; readonly displayName: string };
 
 /**
  * A problem+json answer: `code` to branch on (and for bug reports), `detail` for people,
@@ -78,29 +116,106 @@ export async function toApiError(response: Response): Promise<ApiError> {
   );
 }
 
+/**
+ * One same-origin request: the browser sends the session cookie itself (the console holds no
+ * token) and the Origin header on state-changing requests. 204 answers give undefined.
+ */
+async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw await toApiError(response);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/**
+ * The routes used while signed out (or to change who is signed in): their 401s are the
+ * answer to show, never a sign that a session ended.
+ */
+export const publicApi = {
+  me: (): Promise<Me> => send<Me>("GET", "/v1/me"),
+  signIn: (credential: SignInCredential, switchAccount = false): Promise<unknown> =>
+    send("POST", "/v1/sign-in", { ...credential, ...(switchAccount ? { switchAccount } : {}) }),
+  previewSignIn: (code: string): Promise<SignInPreview> =>
+    send<SignInPreview>("POST", "/v1/sign-in/preview", { code }),
+  previewInvite: (code: string): Promise<InvitePreview> =>
+    send<InvitePreview>("POST", "/v1/invites/preview", { code }),
+  async acceptInvite(code: string, acceptance: InviteAcceptance): Promise<number> {
+    const body = { code, ...acceptance };
+    return (await send<{ project: { id: number } }>("POST", "/v1/invites/accept", body)).project.id;
+  },
+};
+
+/** What a signed-in request's failure can mean beyond itself. */
+export interface AccessListener {
+  /** 401: the session ended (signed out in another tab, expired, revoked). */
+  sessionEnded(): void;
+  /** 404 project_not_found for a project's route: you were removed from it, or it is gone. */
+  projectGone(projectId: number): void;
+}
+
+/** The API as the signed-in console uses it; every failure is also told to `listener`. */
 export class Api {
-  private readonly token: string;
+  private readonly listener: AccessListener;
 
-  constructor(token: string) {
-    this.token = token;
-  }
-
-  headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { authorization: `Bearer ${this.token}`, ...extra };
+  constructor(listener: AccessListener) {
+    this.listener = listener;
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(path, {
-      method,
-      headers: this.headers(body === undefined ? {} : { "content-type": "application/json" }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw await toApiError(response);
-    return (await response.json()) as T;
+    try {
+      return await send<T>(method, path, body);
+    } catch (error) {
+      this.noticeAccessLoss(error, path);
+      throw error;
+    }
+  }
+
+  /** Tells the listener when `error` (of a request to `path`) means lost access. */
+  noticeAccessLoss(error: unknown, path: string): void {
+    if (!(error instanceof ApiError)) return;
+    if (error.status === 401) this.listener.sessionEnded();
+    const projectId = projectIdOfPath(path);
+    if (error.code === "project_not_found" && projectId !== null) {
+      this.listener.projectGone(projectId);
+    }
   }
 
   me(): Promise<Me> {
     return this.request<Me>("GET", "/v1/me");
+  }
+
+  signOut(): Promise<void> {
+    return send<undefined>("POST", "/v1/sign-out");
+  }
+
+  async sessions(): Promise<BrowserSession[]> {
+    return (await this.request<{ sessions: BrowserSession[] }>("GET", "/v1/me/sessions")).sessions;
+  }
+
+  endSession(id: string): Promise<void> {
+    return this.request<undefined>("DELETE", `/v1/me/sessions/${encodeURIComponent(id)}`);
+  }
+
+  async tokens(): Promise<ApiToken[]> {
+    return (await this.request<{ tokens: ApiToken[] }>("GET", "/v1/me/tokens")).tokens;
+  }
+
+  /** The new token and its secret, which the API shows this once. */
+  createToken(input: {
+    name: string;
+    expiresInDays?: number;
+  }): Promise<{ token: ApiToken; secret: string }> {
+    return this.request("POST", "/v1/me/tokens", input);
+  }
+
+  deleteToken(id: string): Promise<void> {
+    return this.request<undefined>("DELETE", `/v1/me/tokens/${encodeURIComponent(id)}`);
   }
 
   async projects(): Promise<Project[]> {
@@ -116,14 +231,41 @@ export class Api {
     return (await this.request<{ members: Member[] }>("GET", path)).members;
   }
 
-  /** Adds a person by e-mail, creating their account if needed (owners only). */
+  async updateMe(projectId: number, input: Record<string, unknown>): Promise<Member> {
+    const path = `/v1/projects/${projectId}/members/me`;
+    return (await this.request<{ member: Member }>("PATCH", path, input)).member;
+  }
+
+  async setRole(projectId: number, memberId: string, role: Member["role"]): Promise<void> {
+    const path = `/v1/projects/${projectId}/members/${encodeURIComponent(memberId)}`;
+    await this.request("PATCH", path, { role });
+  }
+
+  /** Removes a member (owners), or yourself with `"me"` (leaving the project). */
+  removeMember(projectId: number, memberId: string): Promise<void> {
+    const path = `/v1/projects/${projectId}/members/${encodeURIComponent(memberId)}`;
+    return this.request<undefined>("DELETE", path);
+  }
+
+  /** A seat for a person to take by its one-time link (owners). */
   invite(projectId: number, input: Record<string, unknown>): Promise<Invite> {
     return this.request<Invite>("POST", `/v1/projects/${projectId}/invites`, input);
   }
 
-  async updateMe(projectId: number, input: Record<string, unknown>): Promise<Member> {
-    const path = `/v1/projects/${projectId}/members/me`;
-    return (await this.request<{ member: Member }>("PATCH", path, input)).member;
+  async seats(projectId: number): Promise<Seat[]> {
+    const path = `/v1/projects/${projectId}/invites`;
+    return (await this.request<{ seats: Seat[] }>("GET", path)).seats;
+  }
+
+  /** A new link for the seat; the old one stops working. */
+  newSeatLink(projectId: number, seatId: string): Promise<Invite> {
+    const path = `/v1/projects/${projectId}/invites/${encodeURIComponent(seatId)}/link`;
+    return this.request<Invite>("POST", path);
+  }
+
+  withdrawSeat(projectId: number, seatId: string): Promise<void> {
+    const path = `/v1/projects/${projectId}/invites/${encodeURIComponent(seatId)}`;
+    return this.request<undefined>("DELETE", path);
   }
 
   async turns(projectId: number): Promise<Turn[]> {

@@ -60,3 +60,8 @@ export function formatCliFallback(turn: {
   if (turn.cliFallback === null) return null;
   return "The model gateway refused deferred tools, so Claude Code turned tool search off: every later turn of this conversation sends about 8,100 more input tokens.";
 }
+
+/** A moment of the API (ISO 8601) in the reader's own locale and time zone. */
+export function formatWhen(iso: string): string {
+  return new Date(iso).toLocaleString();
+}

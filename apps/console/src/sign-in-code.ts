@@ -1,23 +1,18 @@
 /**
- * One-time sign-in codes (`tksi_…`), which an owner's invite puts in a link of the same form
- * as the banner's: `<origin>/#token=<value>`. A code is exchanged once for an API token
- * (POST /v1/sign-in); any other value already is an API token. The sign-in form takes either.
+ * What the sign-in form's one field takes: a one-time sign-in code (`tksi_…`, from a sign-in
+ * link) or an API token (`tkbe_…`), which `POST /v1/sign-in` turns into this browser's session.
  */
 const SIGN_IN_CODE_PREFIX = "tksi_";
+const API_TOKEN_PREFIX = "tkbe_";
 
-export function isSignInCode(value: string): boolean {
-  return value.startsWith(SIGN_IN_CODE_PREFIX);
+export type SignInCredential = { readonly code: string } | { readonly token: string };
+
+/** The body of `POST /v1/sign-in` for what was pasted; null when it is neither kind. */
+export function signInCredentialOf(value: string): SignInCredential | null {
+  const trimmed = value.trim();
+  if (trimmed.startsWith(SIGN_IN_CODE_PREFIX)) return { code: trimmed };
+  if (trimmed.startsWith(API_TOKEN_PREFIX)) return { token: trimmed };
+  return null;
 }
 
-/** The API token to sign in with: a code is exchanged (once) through `exchange`. */
-export async function apiTokenFor(
-  value: string,
-  exchange: (code: string) => Promise<string>,
-): Promise<string> {
-  return isSignInCode(value) ? exchange(value) : value;
-}
-
-/** The absolute link to pass on, from the invite's `signIn.path` (`/#token=tksi_…`). */
-export function signInUrl(origin: string, path: string): string {
-  return new URL(path, origin).href;
-}
+export const NOT_A_CREDENTIAL = `Paste a sign-in code (it starts with ${SIGN_IN_CODE_PREFIX}) or an API token (it starts with ${API_TOKEN_PREFIX}).`;

@@ -8,7 +8,7 @@ export type TurnStreamEvent = TurnEvent;
 /**
  * Sends a message and calls `onEvent` for each event of the turn's stream as it arrives
  * (`Accept: text/event-stream` on the POST itself, so no event can be missed). EventSource
- * cannot POST or send the token as a header, hence fetch and a stream parser.
+ * cannot POST, hence fetch and a stream parser. The session cookie goes with it.
  */
 export async function sendMessageStreaming(
   api: Api,
@@ -16,12 +16,18 @@ export async function sendMessageStreaming(
   text: string,
   onEvent: (event: TurnStreamEvent) => void,
 ): Promise<void> {
-  const response = await fetch(`/v1/projects/${projectId}/messages`, {
+  const path = `/v1/projects/${projectId}/messages`;
+  const response = await fetch(path, {
     method: "POST",
-    headers: api.headers({ "content-type": "application/json", accept: "text/event-stream" }),
+    credentials: "same-origin",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify({ text }),
   });
-  if (!response.ok || response.body === null) throw await toApiError(response);
+  if (!response.ok || response.body === null) {
+    const error = await toApiError(response);
+    api.noticeAccessLoss(error, path);
+    throw error;
+  }
   const parser = createParser({
     onEvent: (message) => {
       let data: unknown;

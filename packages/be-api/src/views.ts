@@ -11,7 +11,8 @@ import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.t
 /** `GET /v1/me`: the caller's own profile, the only response that carries personal data. */
 export const meSchema = z.strictObject({
   id: z.string(),
-  email: z.string(),
+  /** Null for an account made by taking an invite's seat. */
+  email: z.string().nullable(),
   displayName: z.string(),
   phone: z.string().nullable(),
   createdAt: z.string(),
@@ -42,17 +43,46 @@ export const memberSchema = z.strictObject({
   you: z.boolean(),
 });
 
-/** A one-time sign-in link: `code` (`tksi_…`, shown once) and the console path that redeems it. */
-export const signInCodeSchema = z.strictObject({
-  code: z.string(),
-  path: z.string(),
+/** An invite: a pending seat in a project (`GET /v1/projects/:id/invites`, owners only). */
+export const seatSchema = z.strictObject({
+  id: z.string(),
+  salutation: z.string(),
+  teamBriefing: z.string().nullable(),
+  role: z.enum(["owner", "member"]),
+  /** The owner's contact note; never used to find an account. */
+  email: z.string().nullable(),
+  createdAt: z.string(),
   expiresAt: z.string(),
 });
 
-/** `POST /v1/projects/:id/invites`; `signIn` is null when the person already had an account. */
-export const inviteSchema = z.strictObject({
-  member: memberSchema,
-  signIn: signInCodeSchema.nullable(),
+/** A seat's one-time link: `code` (`tkiv_…`, shown once), the console path and the absolute URL. */
+export const seatLinkSchema = z.strictObject({
+  code: z.string(),
+  path: z.string(),
+  url: z.string(),
+  expiresAt: z.string(),
+});
+
+/** `POST /v1/projects/:id/invites` and `POST …/invites/:seatId/link`. */
+export const inviteSchema = z.strictObject({ seat: seatSchema, link: seatLinkSchema });
+
+/** `GET /v1/me/sessions`: the caller's browser sessions. */
+export const browserSessionSchema = z.strictObject({
+  id: z.string(),
+  userAgent: z.string().nullable(),
+  createdAt: z.string(),
+  lastUsedAt: z.string(),
+  expiresAt: z.string(),
+  current: z.boolean(),
+});
+
+/** `GET /v1/me/tokens`: the caller's API tokens, never their values. */
+export const apiTokenSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  expiresAt: z.string(),
 });
 
 /** A turn's record, as `POST …/messages` answers it. */
@@ -130,8 +160,11 @@ export const portStateSchema = z.strictObject({
 export type Me = z.infer<typeof meSchema>;
 export type Project = z.infer<typeof projectSchema>;
 export type Member = z.infer<typeof memberSchema>;
-export type SignInCode = z.infer<typeof signInCodeSchema>;
+export type Seat = z.infer<typeof seatSchema>;
+export type SeatLink = z.infer<typeof seatLinkSchema>;
 export type Invite = z.infer<typeof inviteSchema>;
+export type BrowserSession = z.infer<typeof browserSessionSchema>;
+export type ApiToken = z.infer<typeof apiTokenSchema>;
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 export type TurnContext = z.infer<typeof turnContextSchema>;
 export type Turn = z.infer<typeof turnSchema>;

@@ -182,3 +182,32 @@ export async function failTurnsWithoutJob(
   }
   return orphans;
 }
+
+/**
+ * A removed member's messages that wait in the queue are not run: each such turn is recorded as
+ * failed (`member_removed`) with its terminal event, so every open stream of it ends, and its
+ * job finds nothing to claim. A turn already running finishes: it was accepted while they were
+ * a member, and stopping it half-way would leave the workspace half-changed.
+ */
+export async function failQueuedTurnsOfMember(
+  db: Kysely<DatabaseSchema>,
+  memberId: string,
+): Promise<string[]> {
+  const queued = await db
+    .selectFrom("turns")
+    .select("id")
+    .where("member_id", "=", memberId)
+    .where("status", "=", "queued")
+    .execute();
+  const failed: string[] = [];
+  for (const { id } of queued) {
+    const recorded = await recordTurnFailure(
+      db,
+      id,
+      "member_removed",
+      "This message was not answered: its writer left the project (or was removed) before Mara got to it.",
+    );
+    if (recorded) failed.push(id);
+  }
+  return failed;
+}

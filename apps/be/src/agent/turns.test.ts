@@ -13,6 +13,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { announceTurnEvent } from "./event-notifications.ts";
 import {
+  addMember,
   api,
   defaultProject,
   occupyProjectIdsBelow,
@@ -422,7 +423,7 @@ describe("turns with the fake claude", () => {
 
   it("makes the sender the active writer, whatever the request says", async () => {
     const { project } = await newProject(service.harness, service.anna);
-    await api(service.harness, service.anna.token, "POST", `/v1/projects/${project.id}/members`, {
+    await addMember(service.harness, service.anna.token, project.id, {
       email: "bob@example.com",
       salutation: "Bob",
     });

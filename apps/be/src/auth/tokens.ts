@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 
 const TOKEN_PREFIX = "tkbe_";
-/** One-time sign-in codes (see sign-in-codes.ts): the console exchanges these, never sends them as a token. */
+/** One-time sign-in codes for an account (see sign-in-codes.ts). */
 export const SIGN_IN_CODE_PREFIX = "tksi_";
+/** One-time codes of an invite's link (see domain/seats.ts). */
+export const INVITE_CODE_PREFIX = "tkiv_";
 
 /** 256 random bits, URL-safe; the prefix makes a leaked token easy to recognize and scan for. */
 export function generateToken(prefix: string = TOKEN_PREFIX): string {
@@ -22,4 +24,11 @@ export function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null;
   const match = /^Bearer[ ]+([A-Za-z0-9_-]{1,200})\s*$/i.exec(header);
   return match?.[1] ?? null;
+}
+
+/** A uuid path parameter, or null: anything else names nothing and must not reach a uuid cast. */
+export function uuidOrNull(value: string): string | null {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+    ? value.toLowerCase()
+    : null;
 }

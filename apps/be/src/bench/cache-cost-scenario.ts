@@ -18,7 +18,13 @@ import {
 } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
 import { openDatabase } from "../db/connect.ts";
-import { api, sendMessage, terminalEvent, type SseEvent } from "../test-support/harness.ts";
+import {
+  addMember,
+  api,
+  sendMessage,
+  terminalEvent,
+  type SseEvent,
+} from "../test-support/harness.ts";
 import { startServiceChild, type ServiceChild } from "../test-support/service-child-process.ts";
 import { MARA_PROMPT, REAL_CLAUDE } from "../test-support/wire-harness.ts";
 
@@ -204,11 +210,16 @@ class Backend {
   }
 
   async addMember(owner: Member, projectId: number, member: Member, salutation: string) {
-    const added = await api(this, owner.token, "POST", `/v1/projects/${projectId}/members`, {
-      email: member.email,
-      salutation,
-      teamBriefing: "Vue Router 4.",
-    });
+    const added = await addMember(
+      { url: this.url, tokenOf: () => member.token },
+      owner.token,
+      projectId,
+      {
+        email: member.email,
+        salutation,
+        teamBriefing: "Vue Router 4.",
+      },
+    );
     if (added.status !== 201) throw new Error(`member not added: ${added.text}`);
   }
 

@@ -11,7 +11,7 @@ import { prepareSpawnContext, type ContextLayout } from "../context/prepare.ts";
 import { writeFileIfChanged } from "../context/write-if-changed.ts";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { addMember } from "../domain/members.ts";
+import { insertMember } from "../domain/members.ts";
 import { requireMembership } from "../domain/membership.ts";
 import { createProject } from "../domain/projects.ts";
 import { createUser } from "../domain/users.ts";
@@ -67,11 +67,12 @@ try {
   });
   const ownerMembership = await requireMembership(db, project.id, owner.user.id);
   for (const [i, user] of users.slice(1).entries()) {
-    await addMember(db, ownerMembership, {
-      email: user.user.email,
-      salutation: `Member${i + 1}`,
-      teamBriefing: "Piš stručně; API navrhuj REST-first.\n".repeat(5),
-    });
+    await db.transaction().execute((trx) =>
+      insertMember(trx, ownerMembership, user.user.id, {
+        salutation: `Member${i + 1}`,
+        teamBriefing: "Piš stručně; API navrhuj REST-first.\n".repeat(5),
+      }),
+    );
   }
   const memberIds = await Promise.all(
     users.map(async (u) => (await requireMembership(db, project.id, u.user.id)).memberId),

@@ -19,7 +19,7 @@ export interface MemberWithUser extends MemberUserRow {
   readonly teamBriefing: string | null;
   readonly role: MemberRole;
   readonly userId: string;
-  readonly email: string;
+  readonly email: string | null;
   readonly displayName: string;
   readonly phone: string | null;
 }
@@ -76,6 +76,7 @@ export async function loadMembersWithUsers(
       "users.phone as phone",
     ])
     .where("members.project_id", "=", projectId)
+    .where("members.removed_at", "is", null)
     // Roster order (contract 1.2); the renderer orders again, the API lists in this order.
     .orderBy("members.created_at")
     .orderBy("members.id")

@@ -14,6 +14,7 @@ import { salutationSkeletons } from "./migrations/0009_salutation_skeletons.ts";
 import { turnDemoModel } from "./migrations/0010_turn_demo_model.ts";
 import { turnTokenUsage } from "./migrations/0011_turn_token_usage.ts";
 import { turnCliFallback } from "./migrations/0012_turn_cli_fallback.ts";
+import { accounts } from "./migrations/0013_accounts.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0010_turn_demo_model": turnDemoModel,
   "0011_turn_token_usage": turnTokenUsage,
   "0012_turn_cli_fallback": turnCliFallback,
+  "0013_accounts": accounts,
 };
 
 /** The list itself, for tests that build an older schema. */

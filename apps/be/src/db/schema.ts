@@ -11,10 +11,13 @@ type NullableTimestamp = ColumnType<string | null, string | null | undefined, st
 
 export interface UsersTable {
   id: Generated<string>;
-  /** Personal data: lives here and nowhere else, never rendered, never logged. */
-  email: string;
-  /** Lower-cased email, the unique key. */
-  email_key: string;
+  /**
+   * Personal data: lives here and nowhere else, never rendered, never logged. Null for an
+   * account made by taking an invite's seat (migration 0013).
+   */
+  email: string | null;
+  /** Lower-cased email, the unique key (null with the e-mail). */
+  email_key: string | null;
   display_name: string;
   phone: string | null;
   created_at: Timestamp;
@@ -25,7 +28,43 @@ export interface ApiTokensTable {
   user_id: string;
   /** sha256 (hex) of the token; the token itself is shown once and never stored. */
   token_sha256: string;
+  /** What its owner calls it (shown in the console's token list). */
+  name: string;
+  expires_at: string;
+  /** Updated at most once a minute (see auth/principal.ts); null: never used. */
+  last_used_at: NullableTimestamp;
   created_at: Timestamp;
+}
+
+/** A browser's sign-in (migration 0013): the cookie's sha256; ended on the server. */
+export interface BrowserSessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  secret_sha256: string;
+  /** The browser's User-Agent at sign-in, cut to 200 characters: only for the person's list. */
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  ended_at: NullableTimestamp;
+}
+
+/** An invite (migration 0013): a pending place in one project, taken by redeeming its link. */
+export interface SeatsTable {
+  id: Generated<string>;
+  project_id: number;
+  role: MemberRole;
+  salutation: string;
+  team_briefing: string | null;
+  /** The e-mail the owner noted for their own reference; never used to find an account. */
+  contact: string | null;
+  /** sha256 of the link's one-time code; a new link replaces it. */
+  code_sha256: string;
+  expires_at: string;
+  created_at: Timestamp;
+  redeemed_at: NullableTimestamp;
+  /** The member the seat became. */
+  member_id: string | null;
+  withdrawn_at: NullableTimestamp;
 }
 
 export interface SignInCodesTable {
@@ -72,6 +111,8 @@ export interface MembersTable {
   salutation_skeleton: string | null;
   team_briefing: string | null;
   created_at: Timestamp;
+  /** Set when the member was removed or left (migration 0013): the row counts for nothing. */
+  removed_at: NullableTimestamp;
 }
 
 export interface AgentSessionsTable {
@@ -176,6 +217,8 @@ export interface TurnEventsTable {
 export interface DatabaseSchema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
+  browser_sessions: BrowserSessionsTable;
+  seats: SeatsTable;
   sign_in_codes: SignInCodesTable;
   projects: ProjectsTable;
   members: MembersTable;

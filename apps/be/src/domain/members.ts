@@ -10,20 +10,21 @@ import {
   loadMembersWithUsers,
   type MemberWithUser,
 } from "../context/render-state.ts";
-import type { DatabaseSchema } from "../db/schema.ts";
+import type { DatabaseSchema, MemberRole } from "../db/schema.ts";
 import { notFound } from "../errors.ts";
 import { blankIfInvisible, confusableSkeleton } from "./look-alikes.ts";
 import type { Membership } from "./membership.ts";
-import { findUserIdByEmail, isUniqueViolation } from "./users.ts";
+import { isUniqueViolation } from "./users.ts";
 
 export const memberInputSchema = z.strictObject({
   salutation: z.string(),
   teamBriefing: z.string().nullish(),
 });
 
+/** An invite: a seat's salutation, briefing and role, and an e-mail only as the owner's note. */
 export const addMemberSchema = memberInputSchema.extend({
-  /** Who to add: an existing user, found by email. The email is never echoed back. */
-  email: z.email({ error: "must be an email address" }),
+  /** A contact note for the owner's own list of pending invites; never used to find anyone. */
+  email: z.email({ error: "must be an email address" }).max(320).nullish(),
   role: z.enum(["owner", "member"]).optional(),
 });
 
@@ -31,10 +32,13 @@ export const updateMemberSchema = z
   .strictObject({
     salutation: z.string().optional(),
     teamBriefing: z.string().nullable().optional(),
+    /** Owners only; the last owner keeps the role. */
+    role: z.enum(["owner", "member"]).optional(),
   })
-  .refine((v) => v.salutation !== undefined || v.teamBriefing !== undefined, {
-    message: "send salutation, teamBriefing or both",
-  });
+  .refine(
+    (v) => v.salutation !== undefined || v.teamBriefing !== undefined || v.role !== undefined,
+    { message: "send salutation, teamBriefing, role or any of them" },
+  );
 
 /** A roster entry as the API shows it (`@talkide/be-api`): never the member's email, name or phone. */
 export type MemberView = Member;
@@ -90,7 +94,12 @@ export async function listMembers(
   return members.map((m) => memberView(m, membership.memberId));
 }
 
-async function lockProject(trx: Kysely<DatabaseSchema>, projectId: number): Promise<void> {
+/** Whether someone besides `memberId` owns the project. */
+export function hasOtherOwner(members: readonly MemberWithUser[], memberId: string): boolean {
+  return members.some((m) => m.role === "owner" && m.id !== memberId);
+}
+
+export async function lockProject(trx: Kysely<DatabaseSchema>, projectId: number): Promise<void> {
   // Serializes roster changes of one project, so the state validated is the state written.
   await trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().execute();
 }
@@ -145,27 +154,37 @@ export function requireOwner(membership: Membership): void {
   }
 }
 
+/** A roster entry that passed every rule, as the render state normalized it. */
+export interface AdmittedMember {
+  readonly salutation: string;
+  readonly teamBriefing: string | null;
+  readonly skeleton: string;
+}
+
 /**
- * Adds `userId` to the project inside the caller's transaction, under the project's roster
- * lock and the same rules as every roster change (the render state must stay valid);
- * returns the new member's id. Unique violations are left to `rosterConflict`.
+ * Checks a would-be member against the project's current roster under the roster lock: the
+ * render state must stay valid and the salutation must look like nobody's. `userId` null: a
+ * seat not yet taken (who takes it is checked when they do).
  */
-export async function insertMember(
+export async function admitMember(
   trx: Kysely<DatabaseSchema>,
   membership: Membership,
-  userId: string,
-  input: z.output<typeof addMemberSchema>,
-): Promise<string> {
-  const projectId = membership.project.id;
-  await lockProject(trx, projectId);
-  const members = await loadMembersWithUsers(trx, projectId);
-  if (members.some((m) => m.userId === userId)) throw alreadyMember();
+  userId: string | null,
+  input: {
+    salutation: string;
+    teamBriefing?: string | null | undefined;
+    role?: MemberRole | undefined;
+  },
+): Promise<AdmittedMember> {
+  await lockProject(trx, membership.project.id);
+  const members = await loadMembersWithUsers(trx, membership.project.id);
+  if (userId !== null && members.some((m) => m.userId === userId)) throw alreadyMember();
   const candidate: MemberWithUser = {
     id: "candidate",
     createdAt: new Date().toISOString(),
     ...submittedMember({ salutation: input.salutation, teamBriefing: input.teamBriefing ?? null }),
     role: input.role ?? "member",
-    userId,
+    userId: userId ?? "candidate",
     email: "",
     displayName: "",
     phone: null,
@@ -177,10 +196,29 @@ export async function insertMember(
   const { salutation, teamBriefing } = renderedMember(state, candidate.id);
   const skeleton = confusableSkeleton(salutation);
   refuseLookAlike(members, skeleton);
+  return { salutation, teamBriefing, skeleton };
+}
+
+/**
+ * Adds `userId` to the project inside the caller's transaction, under the project's roster
+ * lock and the same rules as every roster change (the render state must stay valid);
+ * returns the new member's id. Unique violations are left to `rosterConflict`.
+ */
+export async function insertMember(
+  trx: Kysely<DatabaseSchema>,
+  membership: Membership,
+  userId: string,
+  input: {
+    salutation: string;
+    teamBriefing?: string | null | undefined;
+    role?: MemberRole | undefined;
+  },
+): Promise<string> {
+  const { salutation, teamBriefing, skeleton } = await admitMember(trx, membership, userId, input);
   const row = await trx
     .insertInto("members")
     .values({
-      project_id: projectId,
+      project_id: membership.project.id,
       user_id: userId,
       role: input.role ?? "member",
       salutation,
@@ -193,48 +231,17 @@ export async function insertMember(
   return row.id;
 }
 
-/** A member as the caller sees them, read after the change. */
-export async function memberViewOf(
-  db: Kysely<DatabaseSchema>,
-  membership: Membership,
-  memberId: string,
-): Promise<MemberView> {
-  const added = (await loadMembersWithUsers(db, membership.project.id)).find(
-    (m) => m.id === memberId,
+export const lastOwner = (): ApiError =>
+  new ApiError(
+    409,
+    "last_owner",
+    "A project needs an owner: make another member an owner first (Team tab, or PATCH the member's role).",
+    { title: "The last owner stays" },
   );
-  if (added === undefined) throw notFound("member_not_found", "Member");
-  return memberView(added, membership.memberId);
-}
-
-/** Adds an existing user to the project. Only owners may add members. */
-export async function addMember(
-  db: Kysely<DatabaseSchema>,
-  membership: Membership,
-  input: z.output<typeof addMemberSchema>,
-): Promise<MemberView> {
-  requireOwner(membership);
-  const userId = await findUserIdByEmail(db, input.email);
-  if (userId === null) {
-    throw new ApiError(
-      404,
-      "user_not_found",
-      "No user has this email; invite them instead (POST /v1/projects/{id}/invites, the Team tab), which creates their account.",
-      { title: "User not found" },
-    );
-  }
-  try {
-    const id = await db
-      .transaction()
-      .execute((trx) => insertMember(trx, membership, userId, input));
-    return await memberViewOf(db, membership, id);
-  } catch (error) {
-    return rosterConflict(error);
-  }
-}
 
 /**
- * Changes a member's salutation and/or team briefing. Members edit their own entry; owners
- * may edit anyone's.
+ * Changes a member's salutation, team briefing and/or role. Members edit their own entry;
+ * owners may edit anyone's and change roles.
  */
 export async function updateMember(
   db: Kysely<DatabaseSchema>,
@@ -250,6 +257,11 @@ export async function updateMember(
       { title: "Only an owner can edit other members" },
     );
   }
+  if (patch.role !== undefined && membership.role !== "owner") {
+    throw new ApiError(403, "owner_required", "Ask an owner of this project to change roles.", {
+      title: "Only an owner can change roles",
+    });
+  }
   const projectId = membership.project.id;
   try {
     await db.transaction().execute(async (trx) => {
@@ -257,8 +269,13 @@ export async function updateMember(
       const members = await loadMembersWithUsers(trx, projectId);
       const target = members.find((m) => m.id === memberId);
       if (target === undefined) throw notFound("member_not_found", "Member");
+      const role = patch.role ?? target.role;
+      if (role !== "owner" && target.role === "owner" && !hasOtherOwner(members, memberId)) {
+        throw lastOwner();
+      }
       const updated: MemberWithUser = {
         ...target,
+        role,
         ...submittedMember({
           salutation: patch.salutation ?? target.salutation,
           teamBriefing: patch.teamBriefing === undefined ? target.teamBriefing : patch.teamBriefing,
@@ -291,6 +308,7 @@ export async function updateMember(
           salutation_key: normalizeSalutationKey(salutation),
           ...(renamed ? { salutation_skeleton: skeleton } : {}),
           team_briefing: teamBriefing,
+          role,
         })
         .where("id", "=", memberId)
         .where("project_id", "=", projectId)

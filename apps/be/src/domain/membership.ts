@@ -28,6 +28,7 @@ export async function requireMembership(
     .select(["members.id as member_id", "members.role as member_role"])
     .where("projects.id", "=", projectId)
     .where("members.user_id", "=", userId)
+    .where("members.removed_at", "is", null)
     .executeTakeFirst();
   if (row === undefined) throw notFound("project_not_found", "Project");
   const { member_id, member_role, ...project } = row;

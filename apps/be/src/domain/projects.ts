@@ -195,6 +195,7 @@ export async function listProjects(
     .innerJoin("members", "members.project_id", "projects.id")
     .selectAll("projects")
     .where("members.user_id", "=", userId)
+    .where("members.removed_at", "is", null)
     .orderBy("projects.id")
     .execute();
   return rows.map(projectView);

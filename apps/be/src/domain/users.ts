@@ -2,21 +2,26 @@ import { trimWhiteSpace } from "@talkide/text";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
-import { generateToken, hashToken } from "../auth/tokens.ts";
+import { DEFAULT_TOKEN_LIFETIME_DAYS, issueApiToken } from "../auth/api-tokens.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
 import { isInvisible } from "./look-alikes.ts";
 
 export interface User {
   readonly id: string;
-  readonly email: string;
+  /** Null for an account made by taking an invite's seat. */
+  readonly email: string | null;
   readonly displayName: string;
   readonly phone: string | null;
   readonly createdAt: string;
 }
 
 export const newUserSchema = z.object({
-  email: z.email({ error: "must be an email address" }).max(320),
+  email: z
+    .email({ error: "must be an email address" })
+    .max(320)
+    .nullish()
+    .transform((v) => v ?? null),
   displayName: z
     .string()
     .overwrite(trimWhiteSpace)
@@ -63,20 +68,23 @@ export function validateNewUser(input: NewUser): z.output<typeof newUserSchema> 
   );
 }
 
-/** Creates a user with one API token; the token is returned here and nowhere else, ever. */
+/**
+ * Creates a user with one API token (named `tokenName`, for the default lifetime); the token is
+ * returned here and nowhere else, ever.
+ */
 export async function createUser(
   db: Kysely<DatabaseSchema>,
   input: NewUser,
+  tokenName = "first token",
 ): Promise<{ user: User; token: string }> {
   try {
     return await db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, input);
-      const token = generateToken();
-      await trx
-        .insertInto("api_tokens")
-        .values({ user_id: user.id, token_sha256: hashToken(token) })
-        .execute();
-      return { user, token };
+      const { secret } = await issueApiToken(trx, user.id, {
+        name: tokenName,
+        lifetimeDays: DEFAULT_TOKEN_LIFETIME_DAYS,
+      });
+      return { user, token: secret };
     });
   } catch (error) {
     if (isUniqueViolation(error, "users_email_key_key")) throw emailTaken();
@@ -98,8 +106,8 @@ export async function insertUser(db: Kysely<DatabaseSchema>, input: NewUser): Pr
   const row = await db
     .insertInto("users")
     .values({
-      email: trimWhiteSpace(email),
-      email_key: emailKey(email),
+      email: email === null ? null : trimWhiteSpace(email),
+      email_key: email === null ? null : emailKey(email),
       display_name: displayName,
       phone,
     })
@@ -109,35 +117,25 @@ export async function insertUser(db: Kysely<DatabaseSchema>, input: NewUser): Pr
 }
 
 /** Issues an additional token for an existing user (e.g. when the first one was lost). */
-export async function createToken(db: Kysely<DatabaseSchema>, email: string): Promise<string> {
-  const user = await db
-    .selectFrom("users")
-    .select("id")
-    .where("email_key", "=", emailKey(email))
-    .executeTakeFirst();
-  if (user === undefined) {
-    throw new ApiError(404, "user_not_found", "No user has this email.", {
-      title: "User not found",
-    });
-  }
-  const token = generateToken();
-  await db
-    .insertInto("api_tokens")
-    .values({ user_id: user.id, token_sha256: hashToken(token) })
-    .execute();
-  return token;
+export async function createToken(
+  db: Kysely<DatabaseSchema>,
+  email: string,
+  name = "issued by the operator",
+): Promise<string> {
+  const userId = await findUserIdByEmail(db, email);
+  if (userId === null) throw userNotFound();
+  const { secret } = await issueApiToken(db, userId, {
+    name,
+    lifetimeDays: DEFAULT_TOKEN_LIFETIME_DAYS,
+  });
+  return secret;
 }
 
-export async function findUserByToken(
-  db: Kysely<DatabaseSchema>,
-  token: string,
-): Promise<User | null> {
-  const row = await db
-    .selectFrom("api_tokens")
-    .innerJoin("users", "users.id", "api_tokens.user_id")
-    .selectAll("users")
-    .where("api_tokens.token_sha256", "=", hashToken(token))
-    .executeTakeFirst();
+export const userNotFound = (): ApiError =>
+  new ApiError(404, "user_not_found", "No user has this email.", { title: "User not found" });
+
+export async function findUserById(db: Kysely<DatabaseSchema>, id: string): Promise<User | null> {
+  const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
   return row === undefined ? null : toUser(row);
 }
 
@@ -163,7 +161,7 @@ export async function countUsers(db: Kysely<DatabaseSchema>): Promise<number> {
 
 function toUser(row: {
   id: string;
-  email: string;
+  email: string | null;
   display_name: string;
   phone: string | null;
   created_at: string;

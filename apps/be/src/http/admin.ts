@@ -3,10 +3,11 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ApiError, sendProblem } from "@talkide/service-kit";
 import { hashToken } from "../auth/tokens.ts";
-import { inviteMember, operatorMembership } from "../domain/invites.ts";
+import { issueSignInCode } from "../auth/sign-in-codes.ts";
 import { addMemberSchema } from "../domain/members.ts";
-import { createToken, createUser } from "../domain/users.ts";
-import { projectIdParam, type AppDependencies } from "./context.ts";
+import { createSeat, operatorMembership } from "../domain/seats.ts";
+import { createToken, createUser, findUserIdByEmail, userNotFound } from "../domain/users.ts";
+import { projectIdParam, publicLink, type AppDependencies } from "./context.ts";
 import { parseBody } from "./problem.ts";
 
 const createUserSchema = z.strictObject({
@@ -69,10 +70,21 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
     scope.post("/admin/v1/projects/:projectId/invites", async (request, reply) => {
       const input = parseBody(addMemberSchema, request.body);
       const membership = await operatorMembership(db, projectIdParam(request));
-      const result = await inviteMember(db, membership, input, { byOperator: true });
-      return reply
-        .code(result.added ? 201 : 200)
-        .send({ member: result.member, signIn: result.signIn });
+      const { seat, link } = await createSeat(db, membership, input);
+      return reply.code(201).send({
+        seat,
+        link: { ...link, url: publicLink(deps, link.path) },
+      });
+    });
+
+    scope.post("/admin/v1/sign-in-links", async (request, reply) => {
+      const { email } = parseBody(createTokenSchema, request.body);
+      const userId = await findUserIdByEmail(db, email);
+      if (userId === null) throw userNotFound();
+      const code = await issueSignInCode(db, userId);
+      return reply.code(201).send({
+        link: { ...code, url: publicLink(deps, code.path) },
+      });
     });
     done();
   });

@@ -5,6 +5,7 @@ import { renderProjectYml } from "@talkide/ports";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addMember,
   api,
   defaultProject,
   freshPostgresDatabase,
@@ -177,6 +178,13 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
       ["GET", `/v1/projects/${id}/members`],
       ["POST", `/v1/projects/${id}/members`, { email: "eve@example.com", salutation: "Eve" }],
       ["PATCH", `/v1/projects/${id}/members/${memberId}`, { salutation: "Hacked" }],
+      ["PATCH", `/v1/projects/${id}/members/${memberId}`, { role: "member" }],
+      ["DELETE", `/v1/projects/${id}/members/${memberId}`],
+      ["DELETE", `/v1/projects/${id}/members/me`],
+      ["POST", `/v1/projects/${id}/invites`, { salutation: "Eve" }],
+      ["GET", `/v1/projects/${id}/invites`],
+      ["POST", `/v1/projects/${id}/invites/00000000-0000-4000-8000-000000000000/link`],
+      ["DELETE", `/v1/projects/${id}/invites/00000000-0000-4000-8000-000000000000`],
       ["GET", `/v1/projects/${id}/context`],
       ["GET", `/v1/projects/${id}/context/CLAUDE.md`],
       ["POST", `/v1/projects/${id}/messages`, { text: "hi" }],
@@ -211,7 +219,12 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     const id = created.body.project.id;
     const base = `/v1/projects/${id}/members`;
 
-    const added = await call<{ member: { id: string; role: string } }>(anna, "POST", base, {
+    // Nobody is added without redeeming an invite link (issue 48).
+    const direct = await call(anna, "POST", base, { email: "bob@example.com", salutation: "Bob" });
+    expect(direct.status).toBe(410);
+    expect(direct.body.code).toBe("invite_required");
+
+    const added = await addMember(harness, anna.token, id, {
       email: "BOB@example.com",
       salutation: "Bob",
       teamBriefing: "Vue Router 4.",
@@ -219,11 +232,15 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     expect(added.status).toBe(201);
     expect(added.body.member).toMatchObject({ salutation: "Bob", role: "member", you: false });
     expect(JSON.stringify(added.body)).not.toContain("bob@example.com");
+    const twice = await addMember(harness, anna.token, id, {
+      email: "bob@example.com",
+      salutation: "Robert",
+    });
+    expect(twice.status).toBe(409);
+    expect(twice.body.code).toBe("already_member");
 
     const cases: Array<[unknown, number, string, string?]> = [
       [{ email: "eve@example.com", salutation: "bob" }, 409, "salutation_taken", "salutation"],
-      [{ email: "bob@example.com", salutation: "Robert" }, 409, "already_member"],
-      [{ email: "nobody@example.com", salutation: "Nobody" }, 404, "user_not_found"],
       [{ email: "eve@example.com", salutation: "# Eve" }, 400, "invalid_field", "salutation"],
       [{ email: "eve@example.com", salutation: 'Eve "E"' }, 400, "invalid_field", "salutation"],
       [{ email: "eve@example.com", salutation: "Eve\nline" }, 400, "invalid_field", "salutation"],
@@ -246,7 +263,7 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
       anna,
       cases.map(([body, status, code, field]) => ({
         method: "POST",
-        path: base,
+        path: `/v1/projects/${id}/invites`,
         body,
         status,
         code,
@@ -296,7 +313,7 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
         },
       });
       const id = created.body.project.id;
-      await call(anna, "POST", `/v1/projects/${id}/members`, {
+      await addMember(harness, anna.token, id, {
         email: "bob@example.com",
         salutation: "Jirka",
       });
@@ -481,7 +498,9 @@ describe.each(backends)("HTTP API on the $name", ({ postgres }) => {
     expect(kept.status).toBe(200);
     expect(kept.body.member.salutation).toBe("Anna\ufeff");
     // ... but invisible: next to it, "Anna" would look the same (issue 29).
-    const added = await call(anna, "POST", base, { email: "eve@example.com", salutation: "Anna" });
+    const added = await call(anna, "POST", `/v1/projects/${created.body.project.id}/invites`, {
+      salutation: "Anna",
+    });
     expect(added.status).toBe(409);
     expect(added.body.code).toBe("salutation_taken");
   });

@@ -1,5 +1,7 @@
+import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { urlFaultOf, useStrictJsonBodies, useStrictUrls } from "@talkide/strict-json";
+import { registerAccountRoutes } from "./account.ts";
 import { registerAdminRoutes } from "./admin.ts";
 import { registerAuth } from "./auth.ts";
 import { registerConsole } from "./console.ts";
@@ -9,8 +11,12 @@ import { registerInviteRoutes } from "./invites.ts";
 import { registerPortsRoute } from "./ports.ts";
 import { QuietRequestLog } from "./request-log.ts";
 import { registerRoutes } from "./routes.ts";
+import { registerSecurityHeaders } from "./security-headers.ts";
 
-export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): FastifyInstance {
+export async function buildApp(
+  deps: AppDependencies,
+  logger: FastifyBaseLogger,
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     // Routine request lines at debug: the start banner stays in view (TALKIDE_LOG_LEVEL=debug).
@@ -34,7 +40,10 @@ export function buildApp(deps: AppDependencies, logger: FastifyBaseLogger): Fast
   // Path and query values by the same text rules, before authentication and every route
   // (those of today and any added later).
   useStrictUrls(app);
-  registerAuth(app, deps.db);
+  await app.register(cookie);
+  await registerSecurityHeaders(app, deps.accounts.publicUrl);
+  registerAuth(app, deps);
+  registerAccountRoutes(app, deps);
   registerRoutes(app, deps);
   registerPortsRoute(app, deps);
   registerInviteRoutes(app, deps);

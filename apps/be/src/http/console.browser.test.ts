@@ -31,7 +31,6 @@ describeInChromium("the web console in real Chromium", () => {
     });
     started.push(() => harness.close());
     anna = await harness.createUser({ email: "anna.console@example.org", displayName: "Anna K" });
-    await harness.createUser({ email: "bob.console@example.org", displayName: "Bob B" });
     browser = await launchBrowser();
     started.push(() => browser.close());
     page = await browser.newPage();
@@ -45,23 +44,41 @@ describeInChromium("the web console in real Chromium", () => {
     expect(await seriousAxeViolations(page), `axe-core on ${view}`).toEqual([]);
   }
 
-  it("signs in from the one-click link, and the token leaves the address bar", async () => {
+  it("refuses a link that carries an API token, and takes the token off the address bar", async () => {
     await page.goto(`${harness.url}/#token=${encodeURIComponent(anna.token)}`);
-    await page.getByText("Signed in as").waitFor();
+    await page
+      .getByTestId("notice")
+      .getByText("Links that carry API tokens are no longer accepted. Ask for a new sign-in link.")
+      .waitFor();
     expect(page.url()).toBe(`${harness.url}/`);
-    await page.getByText("No projects yet.").waitFor();
+    await page.getByLabel("Sign-in code or API token").waitFor();
+    expect(await page.getByText("Signed in as").count()).toBe(0);
   });
 
-  it("signs out, and signs in again with the keyboard", async () => {
+  it("signs in by pasting an API token, signs out, and signs in again with the keyboard", async () => {
+    await page.getByLabel("Sign-in code or API token").fill(anna.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Signed in as").waitFor();
+    await page.getByText("No projects yet.").waitFor();
+
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByLabel("API token").waitFor();
+    const field = page.getByLabel("Sign-in code or API token");
+    await field.waitFor();
     await expectNoSeriousViolations("the sign-in form");
-    await page.getByLabel("API token").fill("tkbe_not-a-real-token");
+    await field.fill("tkbe_not-a-real-token");
     await page.keyboard.press("Enter");
     await page.getByRole("alert").filter({ hasText: "not valid" }).waitFor();
-    await page.getByLabel("API token").fill(anna.token);
+    expect(await field.getAttribute("aria-invalid")).toBe("true");
+    await field.fill(anna.token);
     await page.keyboard.press("Enter");
     await page.getByText("Signed in as").waitFor();
+  });
+
+  it("keeps the browser signed in across a reload: the session is a cookie, not the page's", async () => {
+    await page.reload();
+    await page.getByText("Signed in as").waitFor();
+    // The console keeps nothing of the sign-in in the page's storage.
+    expect(await page.evaluate<number>("sessionStorage.length + localStorage.length")).toBe(0);
   });
 
   it("creates a project, showing the API's validation error at its field", async () => {
@@ -89,17 +106,20 @@ describeInChromium("the web console in real Chromium", () => {
     await page.getByRole("button", { name: /Pekárna u Jelena/ }).waitFor();
   });
 
-  it("invites a person who has an account, and edits the own briefing", async () => {
+  it("invites a person: a seat with a one-time link, nobody added yet; and edits the own briefing", async () => {
     await page.getByRole("tab", { name: "Team" }).click();
     const form = page.getByTestId("invite-form");
-    await form.getByTestId("invite-email").fill("bob.console@example.org");
     await form.getByTestId("invite-salutation").fill("Bob");
     await form.getByTestId("invite-briefing").fill("Vue Router 4.");
+    await form.getByTestId("invite-email").fill("bob.console@example.org");
     await form.getByTestId("invite-submit").click();
-    await page.getByTestId("invite-status").waitFor();
-    // Bob had an account already: he signs in as before, so no link is issued.
-    expect(await page.getByTestId("invite-link").count()).toBe(0);
-    await page.getByRole("list", { name: "Members" }).getByText("Vue Router 4.").waitFor();
+    const link = (await form.getByTestId("invite-link").textContent()) ?? "";
+    expect(link).toMatch(new RegExp(`^${harness.url}/#invite=tkiv_\\S+$`));
+    await form.getByText(/^Works once, until /).waitFor();
+    // The seat waits for its link; the roster has only Anna until Bob redeems it.
+    const seat = page.getByRole("list", { name: "Pending invites" }).locator('[data-seat="Bob"]');
+    await seat.getByText("bob.console@example.org").waitFor();
+    expect(await page.getByRole("list", { name: "Members" }).getByText("Bob").count()).toBe(0);
 
     await page.locator("#own-briefing").fill("Preferuji Pinia a Vitest.");
     await page.getByRole("button", { name: "Save" }).click();

@@ -1,13 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import cookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { consoleBanner, consoleSignInLink } from "../demo.ts";
+import { consoleBanner } from "../demo.ts";
 import { registerAuth } from "./auth.ts";
 import { registerConsole } from "./console.ts";
+import type { AppDependencies } from "./context.ts";
+import { registerSecurityHeaders } from "./security-headers.ts";
 
 /** The auth hook never reaches the database for a public route or a request without a token. */
 const NO_DATABASE = new Proxy(
@@ -21,7 +24,12 @@ const NO_DATABASE = new Proxy(
 
 async function appWith(consoleDir: string | null): Promise<FastifyInstance> {
   const app = Fastify();
-  registerAuth(app, NO_DATABASE);
+  await app.register(cookie);
+  await registerSecurityHeaders(app, "http://127.0.0.1:9090");
+  registerAuth(app, {
+    db: NO_DATABASE,
+    accounts: { publicUrl: "http://127.0.0.1:9090", sessionIdleHours: 1, tokenLifetimeDays: 1 },
+  } as AppDependencies);
   registerConsole(app, consoleDir);
   app.get("/v1/secret", () => ({ secret: true }));
   await app.ready();
@@ -84,17 +92,34 @@ describe("the web console's files", () => {
   });
 });
 
-describe("the console's sign-in link", () => {
-  it("carries the token in the fragment, never in the query", () => {
-    const link = consoleSignInLink("http://127.0.0.1:9090", "tkbe_abc-_XYZ");
-    const url = new URL(link);
-    expect(url.search).toBe("");
-    expect(url.pathname).toBe("/");
-    expect(url.hash).toBe("#token=tkbe_abc-_XYZ");
+describe("the console's page headers", () => {
+  it("allow only the console's own scripts and styles, forbid framing, sniffing and referrers", async () => {
+    const app = await appWith(null);
+    const page = await app.inject({ method: "GET", url: "/" });
+    const csp = String(page.headers["content-security-policy"]);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe-inline");
+    // A team's plain-http address must keep working: no upgrade of its requests to https.
+    expect(csp).not.toContain("upgrade-insecure-requests");
+    expect(page.headers["x-frame-options"]).toBe("DENY");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect(page.headers["referrer-policy"]).toBe("no-referrer");
+    expect(page.headers["strict-transport-security"]).toBeUndefined();
+    await app.close();
   });
+});
 
-  it("the start banner names the console's address, or how to build it", () => {
-    expect(consoleBanner("http://127.0.0.1:9090", true)).toContain("http://127.0.0.1:9090/");
-    expect(consoleBanner("http://127.0.0.1:9090", false)).toContain("run build");
+describe("the start banner", () => {
+  it("names the console's address with a one-time sign-in link, or how to build it", () => {
+    const signIn = { code: "tksi_abc", path: "/#code=tksi_abc", expiresAt: "2026-12-08T10:00:00Z" };
+    const banner = consoleBanner("http://127.0.0.1:9090", true, signIn);
+    expect(banner).toContain("http://127.0.0.1:9090/");
+    expect(banner).toContain("http://127.0.0.1:9090/#code=tksi_abc");
+    expect(banner).not.toContain("#token=");
+    expect(consoleBanner("http://127.0.0.1:9090", true, null)).toContain("talkide-be sign-in-link");
+    expect(consoleBanner("http://127.0.0.1:9090", false, null)).toContain("run build");
   });
 });

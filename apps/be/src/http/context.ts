@@ -7,6 +7,7 @@ import type { DatabaseKind } from "../db/connect.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { requireMembership, type Membership } from "../domain/membership.ts";
 import type { User } from "../domain/users.ts";
+import type { Principal } from "./principal.ts";
 import { notFound } from "../errors.ts";
 
 export interface AppDependencies {
@@ -19,20 +20,38 @@ export interface AppDependencies {
   readonly consoleDir?: string | null;
   /** The local admin token the `/admin/v1` routes take (see admin.ts); null disables them. */
   readonly adminToken?: string | null;
+  readonly accounts: AccountSettings;
 }
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /** Set by the auth hook on every route but /health. */
-    user: User | null;
-  }
+/** How people reach the service and how long their sign-ins last (config.ts). */
+export interface AccountSettings {
+  /** The address people open (links are built on it), e.g. `https://talkide.example.com`. */
+  readonly publicUrl: string;
+  /** A browser session unused this long has ended. */
+  readonly sessionIdleHours: number;
+  /** A new API token's lifetime unless its owner asks for another. */
+  readonly tokenLifetimeDays: number;
 }
 
 export function currentUser(request: FastifyRequest): User {
   if (request.user === null) {
-    throw new ApiError(401, "unauthorized", "Send a valid API token.", { title: "Unauthorized" });
+    throw new ApiError(401, "unauthorized", "Sign in, or send a valid API token.", {
+      title: "Unauthorized",
+    });
   }
   return request.user;
+}
+
+/** The signed-in caller and how they signed in. */
+export function currentPrincipal(request: FastifyRequest): { user: User; principal: Principal } {
+  const user = currentUser(request);
+  if (request.principal === null) throw new Error("a signed-in request without its principal");
+  return { user, principal: request.principal };
+}
+
+/** The absolute address of a console path (`/#code=…`) on the public URL. */
+export function publicLink(deps: AppDependencies, path: string): string {
+  return new URL(path, deps.accounts.publicUrl).href;
 }
 
 /** `:projectId` as a project id (1..999); anything else names no project. */

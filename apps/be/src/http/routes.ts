@@ -6,13 +6,9 @@ import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
 import { renderContext } from "../context/prepare.ts";
-import {
-  addMember,
-  addMemberSchema,
-  listMembers,
-  updateMember,
-  updateMemberSchema,
-} from "../domain/members.ts";
+import { failQueuedTurnsOfMember } from "../agent/turn-queue.ts";
+import { memberIsCurrent, removeMember } from "../domain/member-removal.ts";
+import { listMembers, updateMember, updateMemberSchema } from "../domain/members.ts";
 import {
   createProject,
   createProjectSchema,
@@ -25,6 +21,9 @@ import { withTurnContext } from "../domain/turn-context.ts";
 import { getTurn, listTurns, turnView } from "../domain/turns.ts";
 import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
 import { parseBody } from "./problem.ts";
+import { uuidOrNull } from "../auth/tokens.ts";
+import { principalIsLive } from "./auth.ts";
+import { notFound } from "../errors.ts";
 import { streamTurnEvents } from "./sse.ts";
 
 const messageSchema = z.strictObject({
@@ -41,6 +40,29 @@ const listTurnsQuery = z.object({
   // Compared with turns.number, a PostgreSQL integer.
   before: urlInteger({ min: 1, max: PG_INTEGER_MAX }).optional(),
 });
+
+/**
+ * `:memberId` (`me` = the caller). Member ids are uuids, which compare ignoring case (as turn
+ * ids do); anything else names no member (and must not reach a uuid cast).
+ */
+function memberIdParam(params: unknown, callerMemberId: string): string {
+  const raw = (params as { memberId: string }).memberId;
+  if (raw === "me") return callerMemberId;
+  const id = uuidOrNull(raw);
+  if (id === null) throw notFound("member_not_found", "Member");
+  return id;
+}
+
+/** An open stream's reader is still a member, with a credential that still opens anything. */
+function readerStillAllowed(
+  deps: AppDependencies,
+  request: FastifyRequest,
+  memberId: string,
+): () => Promise<boolean> {
+  const { principal } = request;
+  return async () =>
+    (await memberIsCurrent(deps.db, memberId)) && (await principalIsLive(deps, principal));
+}
 
 function wantsEventStream(request: FastifyRequest): boolean {
   return (request.headers.accept ?? "").includes("text/event-stream");
@@ -106,19 +128,29 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     return { members: await listMembers(db, membership) };
   });
 
-  app.post("/v1/projects/:projectId/members", async (request, reply) => {
+  // Nobody is added to a project without redeeming that project's invite link (issue 48).
+  app.post("/v1/projects/:projectId/members", async (request) => {
+    await membershipOf(deps, request);
+    throw new ApiError(
+      410,
+      "invite_required",
+      "People join a project through an invite link: POST /v1/projects/{id}/invites (the console's Team tab) and pass the link on.",
+      { title: "Members join by invite" },
+    );
+  });
+
+  app.delete("/v1/projects/:projectId/members/:memberId", async (request, reply) => {
     const membership = await membershipOf(deps, request);
-    const input = parseBody(addMemberSchema, request.body);
-    return reply.code(201).send({ member: await addMember(db, membership, input) });
+    const target = memberIdParam(request.params, membership.memberId);
+    const removed = await removeMember(db, membership, target);
+    await failQueuedTurnsOfMember(db, removed);
+    return reply.code(204).send();
   });
 
   app.patch("/v1/projects/:projectId/members/:memberId", async (request) => {
     const membership = await membershipOf(deps, request);
     const patch = parseBody(updateMemberSchema, request.body);
-    const { memberId } = request.params as { memberId: string };
-    // Member ids are uuids, which compare ignoring case (as turn ids do); the API always
-    // answers with the lower-case form.
-    const target = memberId === "me" ? membership.memberId : memberId.toLowerCase();
+    const target = memberIdParam(request.params, membership.memberId);
     return { member: await updateMember(db, membership, target, patch) };
   });
 
@@ -176,6 +208,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
         runner: deps.runner,
         turnId: turn.id,
         status: 202,
+        stillAllowed: readerStillAllowed(deps, request, membership.memberId),
       });
       return reply;
     }
@@ -215,7 +248,12 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const membership = await membershipOf(deps, request);
     const { turnId } = request.params as { turnId: string };
     const turn = await getTurn(db, membership.project.id, turnId);
-    await streamTurnEvents(request, reply, { db, runner: deps.runner, turnId: turn.id });
+    await streamTurnEvents(request, reply, {
+      db,
+      runner: deps.runner,
+      turnId: turn.id,
+      stillAllowed: readerStillAllowed(deps, request, membership.memberId),
+    });
     return reply;
   });
 

@@ -6,6 +6,11 @@ import type { DatabaseSchema } from "../db/schema.ts";
 import { loadTurnEvents } from "../domain/turns.ts";
 
 const KEEP_ALIVE_MS = 15_000;
+/**
+ * How often an open stream asks again whether its reader may still read (removed from the
+ * project, signed out, token revoked): access ends within this, not at the turn's end.
+ */
+const ACCESS_CHECK_MS = 2_000;
 
 /** Any stored event, known to this release or not, goes out as it was stored. */
 function frame(event: StoredTurnEvent): string {
@@ -29,7 +34,14 @@ function lastEventId(request: FastifyRequest): number {
 export async function streamTurnEvents(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { db: Kysely<DatabaseSchema>; runner: TurnRunner; turnId: string; status?: number },
+  options: {
+    db: Kysely<DatabaseSchema>;
+    runner: TurnRunner;
+    turnId: string;
+    status?: number;
+    /** Whether the reader may still read; the stream ends once this says no. */
+    stillAllowed?: () => Promise<boolean>;
+  },
 ): Promise<void> {
   const after = lastEventId(request);
   reply.hijack();
@@ -66,10 +78,25 @@ export async function streamTurnEvents(
     let finished = false;
     let sent = after;
     const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+    const { stillAllowed } = options;
+    const accessCheck =
+      stillAllowed === undefined
+        ? undefined
+        : setInterval(() => {
+            stillAllowed().then(
+              (allowed) => {
+                if (!allowed) finish();
+              },
+              () => {
+                finish();
+              },
+            );
+          }, ACCESS_CHECK_MS);
     const finish = (): void => {
       if (finished) return;
       finished = true;
       clearInterval(keepAlive);
+      clearInterval(accessCheck);
       // A kept-alive socket serves many requests: its listener must not outlive this one.
       request.raw.socket.off("close", finish);
       res.off("close", finish);

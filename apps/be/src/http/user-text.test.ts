@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { confusableSkeleton } from "../domain/look-alikes.ts";
 import { normalizeSalutationKey } from "../domain/members.ts";
 import {
+  addMember,
   api,
   defaultProject,
   freshPostgresDatabase,
@@ -120,6 +121,12 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
     body?: unknown,
   ) => api<T>(harness, user.token, method, path, body);
 
+  /** A person joins through an invite (the owner, Anna, invites; they take the seat). */
+  const joinVia = (
+    base: string,
+    body: { email: string; salutation: string; teamBriefing?: string | null },
+  ) => addMember(harness, anna.token, Number(base.split("/")[3]), body);
+
   async function newProject(body: unknown = defaultProject): Promise<ProjectBody> {
     const created = await call<ProjectBody>(anna, "POST", "/v1/projects", body);
     expect(created.status).toBe(201);
@@ -150,7 +157,7 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
       ["Anna", "Preferuji Pinia."],
     ]);
     const base = `/v1/projects/${project.id}/members`;
-    const added = await call<{ member: Member }>(anna, "POST", base, {
+    const added = await joinVia(base, {
       email: "bob@example.com",
       salutation: " Jir\u030ci\u0301 ",
       teamBriefing: "\u200b\n",
@@ -198,7 +205,7 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
     expect(members[0]?.teamBriefing).toBeNull();
 
     const base = `/v1/projects/${project.id}/members`;
-    const addInvisible = await call(anna, "POST", base, {
+    const addInvisible = await joinVia(base, {
       email: "bob@example.com",
       salutation: "\u200b",
     });
@@ -232,7 +239,7 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
       "A\u034fnna", // combining grapheme joiner
       "ANNA", // the contract's case rule, same answer
     ]) {
-      const response = await call(anna, "POST", base, {
+      const response = await joinVia(base, {
         email: "bob@example.com",
         salutation: lookAlike,
       });
@@ -248,13 +255,13 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
     });
     expect(invited.body).toMatchObject({ code: "salutation_taken", field: "salutation" });
     // A visible accent is a different name.
-    const anna2 = await call<{ member: Member }>(anna, "POST", base, {
+    const anna2 = await joinVia(base, {
       email: "bob@example.com",
       salutation: "A\u0301nna",
     });
     expect(anna2.status).toBe(201);
     expect(anna2.body.member.salutation).toBe("Ánna");
-    const kim = await call<{ member: Member }>(anna, "POST", base, {
+    const kim = await joinVia(base, {
       email: "cyril@example.com",
       salutation: "Kim",
     });
@@ -286,8 +293,8 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
     const { project } = await newProject();
     const base = `/v1/projects/${project.id}/members`;
     const [first, second] = await Promise.all([
-      call(anna, "POST", base, { email: "bob@example.com", salutation: "Mila" }),
-      call(anna, "POST", base, { email: "cyril@example.com", salutation: "Mi1a" }),
+      joinVia(base, { email: "bob@example.com", salutation: "Mila" }),
+      joinVia(base, { email: "cyril@example.com", salutation: "Mi1a" }),
     ]);
     expect([first.status, second.status].sort()).toEqual([201, 409]);
     expect([first.body.code, second.body.code]).toContain("salutation_taken");
@@ -360,7 +367,7 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
       fc.asyncProperty(pair, async ({ name, variant }) => {
         const mine = await call(anna, "PATCH", `${base}/me`, { salutation: name });
         expect(mine.status).toBe(200);
-        const other = await call(anna, "POST", base, {
+        const other = await joinVia(base, {
           email: "bob@example.com",
           salutation: variant,
         });
@@ -376,7 +383,7 @@ describe.each(backends)("user text on the $name", ({ postgres }) => {
     async () => {
       const { project } = await newProject();
       const base = `/v1/projects/${project.id}/members`;
-      const bobAdded = await call(anna, "POST", base, {
+      const bobAdded = await joinVia(base, {
         email: "bob@example.com",
         salutation: "Bob",
       });

@@ -4,6 +4,7 @@ import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addMember,
   api,
   freshPostgresDatabase,
   postgresAvailable,
@@ -71,7 +72,7 @@ export function describeConcurrentMessages(
           },
         );
         const { id, workspaceDir } = created.body.project;
-        await api(harness, anna.token, "POST", `/v1/projects/${id}/members`, {
+        await addMember(harness, anna.token, id, {
           email: "bob@example.com",
           salutation: "Bob",
           teamBriefing: "Druhý briefing.\n".repeat(200),

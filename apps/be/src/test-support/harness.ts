@@ -9,9 +9,11 @@ import {
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
+import type { Member } from "@talkide/be-api";
 import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
+import { issueSignInCode } from "../auth/sign-in-codes.ts";
 import { createUser } from "../domain/users.ts";
 import { createLogger } from "@talkide/service-kit";
 import { startService, type RunningService } from "../service.ts";
@@ -32,6 +34,10 @@ export interface Harness {
     displayName: string;
     phone?: string | null;
   }): Promise<TestUser>;
+  /** The API token of a user this harness created, by their e-mail. */
+  tokenOf(email: string): string;
+  /** An absolute one-time sign-in link (`…/#code=tksi_…`) for a user this harness created. */
+  signInLink(email: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
   });
+  const tokens = new Map<string, { id: string; token: string }>();
   return {
     service,
     url: service.url,
@@ -98,7 +105,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     claudeEnv,
     async createUser(input) {
       const { user, token } = await createUser(service.database.db, input);
-      return { id: user.id, token, email: user.email };
+      tokens.set(input.email.toLowerCase(), { id: user.id, token });
+      return { id: user.id, token, email: input.email };
+    },
+    tokenOf(email) {
+      const found = tokens.get(email.toLowerCase());
+      if (found === undefined) throw new Error(`the harness created no user ${email}`);
+      return found.token;
+    },
+    async signInLink(email) {
+      const found = tokens.get(email.toLowerCase());
+      if (found === undefined) throw new Error(`the harness created no user ${email}`);
+      const code = await issueSignInCode(service.database.db, found.id);
+      return `${service.url}${code.path}`;
     },
     async close() {
       await service.close();
@@ -253,4 +272,49 @@ export async function occupyProjectIdsBelow(harness: Harness, id: number): Promi
     WHERE NOT EXISTS (SELECT 1 FROM projects WHERE projects.id = g)`.execute(
     harness.service.database.db,
   );
+}
+
+/**
+ * Brings a user this harness created into a project the way people join (issue 48): the owner
+ * invites (a seat), the user takes the seat with their own token. Answers like the old
+ * `POST …/members` did: `201 {member}` as the owner sees the roster, or the refusal of the
+ * invite (or of taking the seat) as it came.
+ */
+export async function addMember(
+  harness: Pick<Harness, "url" | "tokenOf">,
+  ownerToken: string,
+  projectId: number,
+  input: {
+    email: string;
+    salutation: string;
+    teamBriefing?: string | null;
+    role?: "owner" | "member";
+  },
+): Promise<ApiResponse<{ member: Member; code?: string; detail?: string }>> {
+  const { email, ...seat } = input;
+  const invited = await api<{ link: { code: string } }>(
+    harness,
+    ownerToken,
+    "POST",
+    `/v1/projects/${projectId}/invites`,
+    seat,
+  );
+  if (invited.status !== 201)
+    return invited as unknown as ApiResponse<{ member: Member; code?: string }>;
+  const memberToken = harness.tokenOf(email);
+  const taken = await api(harness, memberToken, "POST", "/v1/invites/accept", {
+    code: invited.body.link.code,
+    join: "signed-in",
+  });
+  if (taken.status !== 200)
+    return taken as unknown as ApiResponse<{ member: Member; code?: string }>;
+  const own = await api<{ members: Member[] }>(
+    harness,
+    memberToken,
+    "GET",
+    `/v1/projects/${projectId}/members`,
+  );
+  const joined = own.body.members.find((m) => m.you);
+  if (joined === undefined) throw new Error("the joined member is not in their own roster");
+  return { ...taken, status: 201, body: { member: { ...joined, you: false } } };
 }

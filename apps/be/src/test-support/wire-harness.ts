@@ -10,6 +10,7 @@ import { buildMemberMessage, renderMaraAgentFile } from "@talkide/prompts";
 import { findBundledClaudePath } from "@talkide/claude-cli";
 import type { ContextLayout } from "../context/prepare.ts";
 import {
+  addMember,
   api,
   sendMessage,
   startHarness,
@@ -98,7 +99,7 @@ export async function startWireBench(
           member: { salutation: "Anna", teamBriefing: "Preferuji Pinia." },
         },
       );
-      await api(harness, anna.token, "POST", `/v1/projects/${created.body.project.id}/members`, {
+      await addMember(harness, anna.token, created.body.project.id, {
         email: WIRE_PERSONAL_DATA.bob.email,
         salutation: "Bob",
         teamBriefing: "Vue Router 4.",
