@@ -242,8 +242,13 @@ function reportError(error: unknown, io: CliIo): number {
   }
   const code = (error as { code?: unknown }).code;
   if (code === "EADDRINUSE") {
+    const { port, address } = error as { port?: unknown; address?: unknown };
+    const where =
+      typeof port === "number"
+        ? `port ${port}${typeof address === "string" ? ` on ${address}` : ""}`
+        : "the configured host and port";
     io.stderr(
-      "error (address_in_use): another process already listens on the configured host and port. " +
+      `error (address_in_use): another process already listens on ${where}. ` +
         "Stop it, or choose another port with TALKIDE_PORT.\n",
     );
     return 1;

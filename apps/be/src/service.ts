@@ -187,7 +187,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       capacity: config.warmProcesses,
       idleMs: config.warmIdleMs,
       onEnded: (key, process, reason) => {
-        logger.info({ key, pid: process.pid, reason }, "warm process ended");
+        logger.debug({ key, pid: process.pid, reason }, "warm process ended");
       },
     });
     cleanups.push(() => warm.close());

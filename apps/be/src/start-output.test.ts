@@ -9,6 +9,7 @@ interface LogLine {
   readonly level: number;
   readonly msg: string;
   readonly reqId?: string;
+  readonly turnId?: string;
 }
 
 /** The JSON log lines among what the service wrote on stdout. */
@@ -51,6 +52,17 @@ describe("talkide-be serve: a quiet terminal", () => {
       for (const path of ["/v1/me", "/v1/projects", "/v1/projects/1/turns", "/no-such-route"]) {
         await fetch(`${first.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
       }
+      // A message and its whole turn write no line at the default level either (issue 52).
+      const turn = await fetch(`${first.url}/v1/projects/1/messages`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "text/event-stream",
+        },
+        body: JSON.stringify({ text: "Ahoj" }),
+      });
+      expect(await turn.text()).toContain("event: turn.succeeded");
       expect(await first.stop()).toBe(0);
       // Read after the process exited: every line it wrote is in.
       const stdout = first.stdout();
@@ -72,6 +84,10 @@ describe("talkide-be serve: a quiet terminal", () => {
       );
       // Four requests, no line about them at the default level (info).
       expect(logLines(stdout).filter((line) => line.reqId !== undefined)).toEqual([]);
+      // (The fake CLI of this test keeps no transcript, which the service rightly warns about.)
+      expect(
+        logLines(stdout).filter((line) => line.turnId !== undefined && line.level <= 30),
+      ).toEqual([]);
       expect(stdout).not.toContain("incoming request");
 
       // TALKIDE_LOG_LEVEL=debug brings them back; a later start prints no token.

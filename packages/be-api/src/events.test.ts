@@ -49,6 +49,7 @@ const SAMPLES: { readonly [N in TurnEventName]: EventPayload<N> } = {
     costUsd: null,
     demoModel: false,
   },
+  "turn.stopped": { turnId: "t", stoppedBy: "Bob", resultText: "Half an ans", demoModel: false },
 };
 
 const names = Object.keys(TURN_EVENTS) as TurnEventName[];
@@ -121,9 +122,10 @@ describe("recognizeStoredEvent", () => {
   });
 });
 
-test("the terminal events are turn.succeeded and turn.failed", () => {
+test("the terminal events are turn.succeeded, turn.failed and turn.stopped", () => {
   expect(names.filter((type) => isTerminalEvent({ type }))).toEqual([
     "turn.succeeded",
     "turn.failed",
+    "turn.stopped",
   ]);
 });

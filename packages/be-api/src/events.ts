@@ -106,6 +106,16 @@ export const TURN_EVENTS = {
     .describe(
       "terminal; `sessionId` as the CLI reported it, or null; `demoModel` and `usage` as in Turn above (`usage` absent in events stored before it existed)",
     ),
+  "turn.stopped": z
+    .object({
+      turnId: z.string(),
+      stoppedBy: z.string(),
+      resultText: z.string().nullable(),
+      demoModel: z.boolean(),
+    })
+    .describe(
+      "terminal; a member (`stoppedBy`, their salutation) stopped the turn: its process was ended, `resultText` is what Mara had answered by then (null: nothing yet); the session continues from its last finished turn",
+    ),
 } as const;
 
 export type TurnEventName = keyof typeof TURN_EVENTS;
@@ -133,7 +143,7 @@ export interface UnrecognizedTurnEvent {
 export type StoredTurnEvent = TurnEvent | UnrecognizedTurnEvent;
 
 /** Every turn ends with exactly one of these; a stream ends after it. */
-export const TERMINAL_EVENT_NAMES = ["turn.succeeded", "turn.failed"] as const;
+export const TERMINAL_EVENT_NAMES = ["turn.succeeded", "turn.failed", "turn.stopped"] as const;
 
 /** By name alone: a stored terminal event of an older shape still ends its turn's stream. */
 export function isTerminalEvent(event: { readonly type: string }): boolean {

@@ -92,7 +92,7 @@ export const turnRecordSchema = z.strictObject({
   number: z.int(),
   /** The member who sent the message: the active writer of this turn. */
   memberId: z.string(),
-  status: z.enum(["queued", "running", "succeeded", "failed"]),
+  status: z.enum(["queued", "running", "succeeded", "failed", "stopped"]),
   resumed: z.boolean(),
   /** The Claude Code session the turn ran in, as the CLI reported it (also when it failed). */
   sessionId: z.string().nullable(),
@@ -143,6 +143,10 @@ export const turnContextSchema = z.strictObject({
 export const turnSchema = turnRecordSchema.extend({
   /** `null` while queued, or when the turn failed before its context was written. */
   context: turnContextSchema.nullable(),
+  /** The writer's salutation (also of a member who has since left the project). */
+  author: z.string(),
+  /** Who stopped the turn (their salutation), once someone asked it to stop; otherwise null. */
+  stoppedBy: z.string().nullable(),
 });
 
 /** `GET /v1/projects/:id/context`: every file the next spawn would get. */

@@ -108,8 +108,10 @@ export async function recordOutcome(
     appended !== null
       ? appended.sessionCacheReuse
       : await storeOutcome(services, turn, resumedFrom, transcript, outcome);
-  // `demoModel: true` beside the cost: the local demo model's costs are not real money.
-  logger.info(
+  // `demoModel: true` beside the cost: the local demo model's costs are not real money. At
+  // debug, as every per-turn line: the terminal of `npm start` keeps its sign-in lines in view
+  // (TALKIDE_LOG_LEVEL=debug shows them).
+  logger.debug(
     {
       turnId: turn.id,
       costUsd: cost,
@@ -379,4 +381,54 @@ async function storeOutcome(
     );
   }
   return stored.recorded === undefined ? null : sessionCacheReuseOf(stored.recorded);
+}
+
+/**
+ * A turn a member stopped (its process was ended by the stop): recorded as `stopped` with what
+ * Mara had answered so far, and `turn.stopped` ends its stream. The session is not touched: it
+ * continues from its last finished turn, so the next message works as if this one had not run.
+ */
+export async function recordStopped(
+  services: TurnServices,
+  turn: TurnRow,
+  live: LiveTurn,
+  stoppedBy: string,
+): Promise<void> {
+  const answered = live.events.flatMap((event) =>
+    event.type === "agent.text" && !("unrecognized" in event) ? [event.data.text] : [],
+  );
+  const resultText = answered.length === 0 ? null : answered.join("\n\n");
+  await services.db
+    .updateTable("turns")
+    .set({
+      status: "stopped",
+      result_text: resultText,
+      demo_model: services.demoModel,
+      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
+      finished_at: sql<string>`clock_timestamp()`,
+    })
+    .where("id", "=", turn.id)
+    .execute();
+  services.logger.debug({ turnId: turn.id }, "turn stopped by a member");
+  live.emit("turn.stopped", {
+    turnId: turn.id,
+    stoppedBy,
+    resultText,
+    demoModel: services.demoModel,
+  });
+  await releaseTurn(services, turn.id, live);
+}
+
+/** Who asked a turn to stop (their salutation), or null when nobody did. */
+export async function stopRequestedBy(
+  services: TurnServices,
+  turnId: string,
+): Promise<string | null> {
+  const row = await services.db
+    .selectFrom("turns")
+    .innerJoin("members", "members.id", "turns.stopped_by")
+    .select("members.salutation")
+    .where("turns.id", "=", turnId)
+    .executeTakeFirst();
+  return row?.salutation ?? null;
 }

@@ -34,7 +34,7 @@ import {
   writeContext,
 } from "./spawn-preparation.ts";
 import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
-import { failTurn, recordOutcome } from "./outcome-store.ts";
+import { failTurn, recordOutcome, recordStopped, stopRequestedBy } from "./outcome-store.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { loadSessionTranscript } from "./session-transcripts.ts";
 
@@ -142,7 +142,8 @@ function backendHost(
         ...(taken?.coldReason == null ? {} : { coldReason: taken.coldReason }),
       });
       if (taken === null) return;
-      logger.info(
+      // Per-turn lines at debug, as requests are: the start banner stays in view.
+      logger.debug(
         {
           turnId: turn.id,
           projectId: turn.project_id,
@@ -203,9 +204,24 @@ function backendHost(
       if (attempt.session !== null)
         await resetSession(services, turn, live, attempt.session, "unknown_session");
     },
-    storeOutcome: (attempt, outcome, transcript) =>
-      recordOutcome(services, turn, live, outcome, attempt.session ?? undefined, transcript),
+    storeOutcome: async (attempt, outcome, transcript) => {
+      // A member stopped it: the process the stop ended is no failure of the turn's.
+      if (outcome.kind !== "succeeded") {
+        const stoppedBy = await stopRequestedBy(services, turn.id);
+        if (stoppedBy !== null) {
+          await recordStopped(services, turn, live, stoppedBy);
+          return;
+        }
+      }
+      await recordOutcome(services, turn, live, outcome, attempt.session ?? undefined, transcript);
+    },
     failed: async (error, progress) => {
+      // A member stopped it: the ended process is no failure of the turn's.
+      const stoppedBy = await stopRequestedBy(services, turn.id);
+      if (stoppedBy !== null) {
+        await recordStopped(services, turn, live, stoppedBy);
+        return;
+      }
       const failure =
         error instanceof TurnFailure
           ? error

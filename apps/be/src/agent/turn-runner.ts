@@ -46,6 +46,9 @@ export class TurnRunner {
   private stopPruning: () => void = () => undefined;
   /** Turns whose own message started them here, until their job's handler picks them up. */
   private readonly startedHere = new Map<string, StartedHere>();
+  /** The turns running here, each with the switch a member's stop turns off. */
+  private readonly stoppable = new Map<string, AbortController>();
+  private readonly stopListening: () => void;
 
   constructor(options: TurnRunnerOptions) {
     this.options = options;
@@ -62,6 +65,10 @@ export class TurnRunner {
       ...(writeHooks === undefined ? {} : { writeHooks }),
       hub: this.hub,
     };
+    // A stop asked on any instance reaches the one that runs the turn.
+    this.stopListening = this.notifications.onStopRequest((turnId) => {
+      this.stoppable.get(turnId)?.abort();
+    });
   }
 
   /** Queues a message from a member; the turn's events follow on the hub. */
@@ -154,13 +161,19 @@ export class TurnRunner {
         this.liveTurn(turnId, await loadTurnEvents(this.options.db, turnId));
       const startedHere = this.startedHere.get(turnId);
       this.startedHere.delete(turnId);
-      await runTurn(
-        this.services,
-        turnId,
-        live,
-        AbortSignal.any([this.abort.signal, jobSignal]),
-        startedHere,
-      );
+      const stop = new AbortController();
+      this.stoppable.set(turnId, stop);
+      try {
+        await runTurn(
+          this.services,
+          turnId,
+          live,
+          AbortSignal.any([this.abort.signal, jobSignal, stop.signal]),
+          startedHere,
+        );
+      } finally {
+        this.stoppable.delete(turnId);
+      }
     } catch (error) {
       // A job must finish: a failed turn is recorded, never left to hold the project's lane.
       this.options.logger.error({ err: error, turnId }, "turn runner failed");
@@ -186,6 +199,7 @@ export class TurnRunner {
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.stopListening();
     // First no new job, then abort: a queued turn must stay queued for another instance (or
     // the next start), not start here with an aborted signal and fail.
     this.options.queue.stopTaking();

@@ -15,6 +15,7 @@ import { turnDemoModel } from "./migrations/0010_turn_demo_model.ts";
 import { turnTokenUsage } from "./migrations/0011_turn_token_usage.ts";
 import { turnCliFallback } from "./migrations/0012_turn_cli_fallback.ts";
 import { accounts } from "./migrations/0013_accounts.ts";
+import { liveConversation } from "./migrations/0015_live_conversation.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0011_turn_token_usage": turnTokenUsage,
   "0012_turn_cli_fallback": turnCliFallback,
   "0013_accounts": accounts,
+  "0015_live_conversation": liveConversation,
 };
 
 /** The list itself, for tests that build an older schema. */

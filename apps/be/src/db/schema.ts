@@ -153,7 +153,7 @@ export interface AgentSessionTranscriptPartsTable {
   created_at: Timestamp;
 }
 
-export type TurnStatus = "queued" | "running" | "succeeded" | "failed";
+export type TurnStatus = "queued" | "running" | "succeeded" | "failed" | "stopped";
 
 export interface TurnsTable {
   id: Generated<string>;
@@ -204,11 +204,24 @@ export interface TurnsTable {
    * (migration 0012; `tool_search_off`), null when none was seen.
    */
   cli_fallback: ColumnType<"tool_search_off" | null, never, "tool_search_off" | null>;
+  /** The member who stopped the turn (migration 0015); set when the stop is asked for. */
+  stopped_by: ColumnType<string | null, never, string | null>;
 }
 
 export interface TurnEventsTable {
   turn_id: string;
   seq: number;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+  /** The project-wide number a trigger gives every event (migration 0015). */
+  project_seq: ColumnType<string | number | null, never, never>;
+}
+
+/** A project's events that belong to no turn (migration 0015): roster changes. */
+export interface ProjectEventsTable {
+  project_id: number;
+  project_seq: ColumnType<string | number, never, never>;
   type: string;
   data: ColumnType<unknown, string, string>;
   created_at: Timestamp;
@@ -227,4 +240,5 @@ export interface DatabaseSchema {
   agent_session_transcript_parts: AgentSessionTranscriptPartsTable;
   turns: TurnsTable;
   turn_events: TurnEventsTable;
+  project_events: ProjectEventsTable;
 }

@@ -3,7 +3,7 @@ import { ApiError } from "@talkide/service-kit";
 import { loadMembersWithUsers } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { notFound } from "../errors.ts";
-import { hasOtherOwner, lastOwner, lockProject } from "./members.ts";
+import { hasOtherOwner, lastOwner, lockProject, recordRosterEvent } from "./members.ts";
 import type { Membership } from "./membership.ts";
 
 /**
@@ -40,6 +40,7 @@ export async function removeMember(
       .where("id", "=", memberId)
       .where("project_id", "=", projectId)
       .execute();
+    await recordRosterEvent(trx, projectId, "member.left", memberId);
     return memberId;
   });
 }

@@ -94,6 +94,23 @@ export async function listMembers(
   return members.map((m) => memberView(m, membership.memberId));
 }
 
+/**
+ * A roster change as the project's event (migration 0015): every open console of the project
+ * reloads its member list. Written in the change's own transaction, so it is there exactly when
+ * the change is.
+ */
+export async function recordRosterEvent(
+  trx: Kysely<DatabaseSchema>,
+  projectId: number,
+  type: "member.joined" | "member.left" | "member.changed",
+  memberId: string,
+): Promise<void> {
+  await trx
+    .insertInto("project_events")
+    .values({ project_id: projectId, type, data: JSON.stringify({ memberId }) })
+    .execute();
+}
+
 /** Whether someone besides `memberId` owns the project. */
 export function hasOtherOwner(members: readonly MemberWithUser[], memberId: string): boolean {
   return members.some((m) => m.role === "owner" && m.id !== memberId);
@@ -313,6 +330,7 @@ export async function updateMember(
         .where("id", "=", memberId)
         .where("project_id", "=", projectId)
         .execute();
+      await recordRosterEvent(trx, projectId, "member.changed", memberId);
     });
   } catch (error) {
     rosterConflict(error);

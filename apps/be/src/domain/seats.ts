@@ -9,6 +9,7 @@ import { notFound } from "../errors.ts";
 import {
   admitMember,
   insertMember,
+  recordRosterEvent,
   requireOwner,
   rosterConflict,
   type addMemberSchema,
@@ -253,6 +254,7 @@ export async function takeSeat(
       role: seat.role,
     });
     await trx.updateTable("seats").set({ member_id: memberId }).where("id", "=", seat.id).execute();
+    await recordRosterEvent(trx, seat.project_id, "member.joined", memberId);
     return { projectId: seat.project_id, memberId };
   } catch (error) {
     return rosterConflict(error);

@@ -29,6 +29,7 @@ export async function withTurnContext(
           .where("type", "in", ["turn.started", "context.written"])
           .orderBy("seq")
           .execute();
+  const people = await writersAndStoppers(db, ids);
   const contexts = new Map<string, TurnContextRecord>();
   const processes = new Map<string, TurnProcess>();
   for (const row of rows) {
@@ -44,7 +45,25 @@ export async function withTurnContext(
     context: contexts.get(turn.id) ?? null,
     // The turn record says it since migration 0006; older turns have only their event.
     process: turn.process ?? processes.get(turn.id) ?? null,
+    author: people.get(turn.id)?.author ?? "",
+    stoppedBy: turn.status === "stopped" ? (people.get(turn.id)?.stoppedBy ?? null) : null,
   }));
+}
+
+/** Each turn's writer and, when someone stopped it, who: their salutations as they are now. */
+async function writersAndStoppers(
+  db: Kysely<DatabaseSchema>,
+  ids: readonly string[],
+): Promise<Map<string, { author: string; stoppedBy: string | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("turns")
+    .innerJoin("members as writer", "writer.id", "turns.member_id")
+    .leftJoin("members as stopper", "stopper.id", "turns.stopped_by")
+    .select(["turns.id as id", "writer.salutation as author", "stopper.salutation as stopped_by"])
+    .where("turns.id", "in", ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, { author: r.author, stoppedBy: r.stopped_by }]));
 }
 
 function contextRecord(data: Record<string, unknown>): TurnContextRecord {

@@ -52,53 +52,43 @@ export function turnView(row: TurnRow): TurnView {
 
 /**
  * Inserts a queued turn with the project's next turn number, and its first event
- * (`turn.queued`, at `position` in the project's queue), in one statement.
+ * (`turn.queued`, at `position` in the project's queue). Two statements, in the caller's
+ * transaction (the turn queue's enqueue): the event's numbering trigger (migration 0015) reads
+ * the turn's project, which a statement cannot see of a row its sibling inserts.
  */
 export async function insertQueuedTurn(
   db: Kysely<DatabaseSchema>,
   options: { projectId: number; memberId: string; prompt: string; position: number },
 ): Promise<TurnRow> {
-  return db
-    .with("turn", (qb) =>
-      qb
-        .insertInto("turns")
-        .values({
-          project_id: options.projectId,
-          member_id: options.memberId,
-          prompt: options.prompt,
-          status: "queued",
-          number: sql<number>`(SELECT COALESCE(MAX(number), 0) + 1 FROM turns WHERE project_id = ${options.projectId})`,
-          error_code: null,
-          error_message: null,
-          result_text: null,
-          cost_usd: null,
-          cumulative_cost_usd: null,
-          agent_session_id: null,
-          claude_session_id: null,
-          session_reset: null,
-        })
-        .returningAll(),
-    )
-    .with("queued_event", (qb) =>
-      qb
-        .insertInto("turn_events")
-        .columns(["turn_id", "seq", "type", "data"])
-        .expression((eb) =>
-          eb
-            .selectFrom("turn")
-            .select([
-              "turn.id",
-              sql<number>`1`.as("seq"),
-              sql<string>`'turn.queued'`.as("type"),
-              sql<string>`jsonb_build_object('turnId', turn.id, 'number', turn.number, 'position', ${options.position}::int)`.as(
-                "data",
-              ),
-            ]),
-        ),
-    )
-    .selectFrom("turn")
-    .selectAll()
+  const turn = await db
+    .insertInto("turns")
+    .values({
+      project_id: options.projectId,
+      member_id: options.memberId,
+      prompt: options.prompt,
+      status: "queued",
+      number: sql<number>`(SELECT COALESCE(MAX(number), 0) + 1 FROM turns WHERE project_id = ${options.projectId})`,
+      error_code: null,
+      error_message: null,
+      result_text: null,
+      cost_usd: null,
+      cumulative_cost_usd: null,
+      agent_session_id: null,
+      claude_session_id: null,
+      session_reset: null,
+    })
+    .returningAll()
     .executeTakeFirstOrThrow();
+  await db
+    .insertInto("turn_events")
+    .values({
+      turn_id: turn.id,
+      seq: 1,
+      type: "turn.queued",
+      data: JSON.stringify({ turnId: turn.id, number: turn.number, position: options.position }),
+    })
+    .execute();
+  return turn;
 }
 
 /** The first event of a turn `insertQueuedTurn` wrote, as the stream sends it. */

@@ -58,6 +58,11 @@ export function registerConsole(app: FastifyInstance, consoleDir: string | null)
       );
       return;
     }
+    // A project's own address (`/projects/7`): the console's page, which opens that project,
+    // so a reload, the back button and a shared link land where they should.
+    scope.get("/projects/:projectId", (_request, reply) =>
+      reply.header("cache-control", "no-cache").sendFile("index.html"),
+    );
     await scope.register(fastifyStatic, {
       root: consoleDir,
       prefix: "/",

@@ -25,6 +25,8 @@ import { uuidOrNull } from "../auth/tokens.ts";
 import { principalIsLive } from "./auth.ts";
 import { notFound } from "../errors.ts";
 import { streamTurnEvents } from "./sse.ts";
+import { streamProjectEvents } from "./project-stream.ts";
+import { retryableMessage, stopTurn } from "../domain/turn-control.ts";
 
 const messageSchema = z.strictObject({
   text: z
@@ -242,6 +244,46 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const turn = turnView(await getTurn(db, membership.project.id, turnId));
     const [withContext] = await withTurnContext(db, [turn]);
     return { turn: withContext };
+  });
+
+  /** The project's one live conversation: every member's console follows it (issue 52). */
+  app.get("/v1/projects/:projectId/events", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    await streamProjectEvents(request, reply, {
+      db,
+      notifications: deps.runner.notifications,
+      projectId: membership.project.id,
+      stillAllowed: readerStillAllowed(deps, request, membership.memberId),
+    });
+    return reply;
+  });
+
+  app.post("/v1/projects/:projectId/turns/:turnId/stop", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    const { turnId } = request.params as { turnId: string };
+    const turn = await getTurn(db, membership.project.id, turnId);
+    await stopTurn(db, membership, turn, deps.runner.hub.get(turn.id) !== undefined);
+    const [view] = await withTurnContext(db, [
+      turnView(await getTurn(db, membership.project.id, turn.id)),
+    ]);
+    return reply.code(202).send({ turn: view });
+  });
+
+  app.post("/v1/projects/:projectId/turns/:turnId/retry", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    const { turnId } = request.params as { turnId: string };
+    const prompt = retryableMessage(await getTurn(db, membership.project.id, turnId));
+    // Sent again by whoever retries it: they are the active writer of the new turn.
+    const turn = await deps.runner.submit({
+      project: membership.project,
+      memberId: membership.memberId,
+      prompt,
+    });
+    const [view] = await withTurnContext(db, [turnView(turn)]);
+    return reply
+      .code(202)
+      .header("location", `/v1/projects/${turn.project_id}/turns/${turn.id}`)
+      .send({ turn: view });
   });
 
   app.get("/v1/projects/:projectId/turns/:turnId/events", async (request, reply) => {

@@ -167,5 +167,5 @@ async function turnState(
     .where("id", "=", turnId)
     .executeTakeFirst();
   if (row === undefined) return "gone";
-  return row.status === "succeeded" || row.status === "failed" ? "finished" : "open";
+  return row.status === "queued" || row.status === "running" ? "open" : "finished";
 }
