@@ -2,9 +2,6 @@
 
 package org.talkide.context
 
-import java.nio.ByteBuffer
-import java.nio.charset.CharacterCodingException
-import java.nio.charset.CodingErrorAction
 import kotlin.system.exitProcess
 
 private const val REFUSED = 2
@@ -48,7 +45,7 @@ fun main(args: Array<String>) {
 /** One case: the file's bytes (status 0), or the refusal line for standard error (status 2). */
 private fun render(input: ByteArray, file: String): Session.Answer =
   try {
-    val rendered = MaraContextRenderer.render(decodeUtf8(input))
+    val rendered = MaraContextRenderer.render(input)
     val output = if (file.isEmpty()) rendered.single else rendered.splitFile(file)
     Session.Answer(0, output.toByteArray(Charsets.UTF_8), ByteArray(0))
   } catch (fault: StateFault) {
@@ -65,15 +62,3 @@ private fun parseFile(args: Array<String>): String? {
   val file = args[2]
   return if (file.isEmpty() || file == "CLAUDE.md" || file == MaraContextRenderer.ACTIVE_WRITER_PATH) file else null
 }
-
-/** Strict UTF-8: bytes that are not UTF-8 are not JSON, so the state is refused. */
-private fun decodeUtf8(bytes: ByteArray): String =
-  try {
-    Charsets.UTF_8.newDecoder()
-      .onMalformedInput(CodingErrorAction.REPORT)
-      .onUnmappableCharacter(CodingErrorAction.REPORT)
-      .decode(ByteBuffer.wrap(bytes))
-      .toString()
-  } catch (notUtf8: CharacterCodingException) {
-    throw StateFault("invalid_field", "")
-  }

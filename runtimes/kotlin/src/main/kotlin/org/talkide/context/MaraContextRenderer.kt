@@ -1,5 +1,9 @@
 package org.talkide.context
 
+import java.nio.ByteBuffer
+import java.nio.charset.CharacterCodingException
+import java.nio.charset.CodingErrorAction
+
 /**
  * CLAUDE.md version 2 (spec/claude-md.md) in the shape the spec gives the platform backend's
  * renderer: one object, `render(json)` over the text of a render state, the single file and
@@ -67,6 +71,23 @@ object MaraContextRenderer {
     val document = Json.parse(text) ?: throw StateFault("invalid_field", "")
     return render(RenderState.from(document))
   }
+
+  /**
+   * Renders the render state given as its bytes. Bytes that are not UTF-8 are not JSON, so
+   * such a state is refused (`invalid_field` at the document).
+   */
+  fun render(json: ByteArray): Rendered = render(decodeUtf8(json))
+
+  private fun decodeUtf8(bytes: ByteArray): String =
+    try {
+      Charsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(bytes))
+        .toString()
+    } catch (notUtf8: CharacterCodingException) {
+      throw StateFault("invalid_field", "")
+    }
 
   internal fun render(state: RenderState): Rendered {
     val shared = sharedPart(state)
