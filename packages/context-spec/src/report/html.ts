@@ -96,13 +96,15 @@ function outputDiff(output: ResultOutput): string {
     lines.push(`want: ${show(expected)}`, `got:  ${show(actual)}`);
   }
   const html = lines.map((line) => {
-    const kind = line.startsWith("-")
-      ? "del"
-      : line.startsWith("+")
-        ? "ins"
-        : line.startsWith("@@")
-          ? "hunk"
-          : "";
+    const kind = /^(---|\+\+\+) /u.test(line)
+      ? ""
+      : line.startsWith("-")
+        ? "del"
+        : line.startsWith("+")
+          ? "ins"
+          : line.startsWith("@@")
+            ? "hunk"
+            : "";
     // visibleDiff has spelled out what could hide; visibleLabel catches anything left.
     return `<span class="${kind}">${visibleLabel(line)}</span>`;
   });
