@@ -148,8 +148,8 @@ abstract class MaraContextRendererTestCases(private val renderer: ContextRendere
       for (output in refusedFor) {
         when (val answer = renderer.render(state.copyOf(), output)) {
           is RenderAnswer.Refused ->
-            assertEquals("\${refused.code} at \${refused.path}", "\${answer.code} at \${answer.path}", "output \\"\$output\\"")
-          is RenderAnswer.Rendered -> fail("output \\"\$output\\": the state must be refused, not rendered")
+            assertEquals("\${refused.code} at \${refused.path}", "\${answer.code} at \${answer.path}", "output \\"$output\\"")
+          is RenderAnswer.Rendered -> fail("output \\"$output\\": the state must be refused, not rendered")
         }
       }
       return

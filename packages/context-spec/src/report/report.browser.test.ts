@@ -22,8 +22,8 @@ if (!available && !required)
   );
 
 describe.runIf(available || required)("the conformance report page in chromium", () => {
-  let runs: TwoRuntimes;
-  let browser: Browser;
+  let runs: TwoRuntimes | undefined;
+  let browser: Browser | undefined;
   let page: Page;
   const errors: string[] = [];
 
@@ -31,22 +31,24 @@ describe.runIf(available || required)("the conformance report page in chromium",
     expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: sh scripts/debian-packages.sh`).toBe(
       true,
     );
-    runs = await twoRuntimes();
-    const out = join(runs.dir, "page");
+    const two = await twoRuntimes();
+    runs = two;
+    const out = join(two.dir, "page");
     // "kotlin" has no result here: the preview must show it as missing.
     const outcome = buildReport({
-      resultsDir: runs.results,
+      resultsDir: two.results,
       outDir: out,
       runtimes: ["reference", "broken", "kotlin"],
       allowIncomplete: true,
     });
     expect(outcome.ok).toBe(true);
-    browser = await chromium.launch({
+    const launched = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
     });
-    page = await browser.newPage();
+    browser = launched;
+    page = await launched.newPage();
     page.on("pageerror", (error) => errors.push(error.message));
     page.on("console", (message) => {
       if (message.type() === "error") errors.push(message.text());
@@ -68,7 +70,9 @@ describe.runIf(available || required)("the conformance report page in chromium",
     expect(await broken.locator("td.failed").innerText()).toBe("1");
     const badges = await page
       .locator("table.summary img")
-      .evaluateAll((images) => images.map((image) => (image as HTMLImageElement).naturalWidth));
+      .evaluateAll((images) =>
+        images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+      );
     expect(badges).toHaveLength(3);
     for (const width of badges) expect(width).toBeGreaterThan(0);
     expect(await page.locator('table.summary tr[data-runtime="kotlin"]').innerText()).toContain(
@@ -91,7 +95,7 @@ describe.runIf(available || required)("the conformance report page in chromium",
   it("leads from the FAIL cell to a byte diff that makes the invisible change visible", async () => {
     await page.locator(`table.matrix tr[data-case="${BROKEN_CASE}"] td.fail a`).click();
     const failure = page.locator(`section.failure[data-case="${BROKEN_CASE}"]`);
-    expect(await failure.evaluate((element) => element.id)).toBe(new URL(page.url()).hash.slice(1));
+    expect(await failure.getAttribute("id")).toBe(new URL(page.url()).hash.slice(1));
     expect(await failure.locator("h4").innerText()).toBe(`broken: ${BROKEN_CASE} (fail)`);
     const diff = await failure.locator("pre.diff").innerText();
     expect(diff).toContain("-#·Projekt⏎");

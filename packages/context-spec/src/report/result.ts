@@ -149,6 +149,16 @@ export function mergeRunResults(earlier: RunResult, later: RunResult): RunResult
 
 export class ResultFileError extends Error {}
 
+function isResultCase(value: unknown): boolean {
+  const entry = value as Partial<Record<keyof ResultCase, unknown>> | null;
+  return (
+    typeof entry?.suite === "string" &&
+    typeof entry.id === "string" &&
+    ["pass", "fail", "error", "timeout"].includes(String(entry.status)) &&
+    Array.isArray(entry.outputs)
+  );
+}
+
 /** Reads and checks a result file; anything but a version-1 result is refused by name. */
 export function readRunResult(file: string): RunResult {
   let value: unknown;
@@ -172,13 +182,7 @@ export function readRunResult(file: string): RunResult {
     typeof implementation.version !== "string" ||
     typeof implementation.commit !== "string" ||
     !Array.isArray(cases) ||
-    !cases.every(
-      (entry) =>
-        typeof entry.suite === "string" &&
-        typeof entry.id === "string" &&
-        ["pass", "fail", "error", "timeout"].includes(entry.status) &&
-        Array.isArray(entry.outputs),
-    )
+    !(cases as unknown[]).every(isResultCase)
   )
     throw new ResultFileError(`${file}: a field is missing or has the wrong type`);
   return result as RunResult;
