@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { SPEC_VERSION } from "../spec-version.ts";
-import { buildIndex, sha256, type TestCaseEntry } from "./index-files.ts";
+import { buildIndex, type TestCaseEntry } from "./index-files.ts";
 import { scanSuite } from "./scan.ts";
 
 export const KOTLIN_TEST_CLASS_FILE = "kotlin/MaraContextRendererTestCases.kt";
@@ -197,9 +197,4 @@ export function kotlinTestClassOf(root: string): string {
 
 export function writeKotlinTestClass(root: string): void {
   writeFileSync(path.join(root, KOTLIN_TEST_CLASS_FILE), kotlinTestClassOf(root));
-}
-
-/** sha256 of the class, for a caller that records which class it ran. */
-export function kotlinTestClassSha256(root: string): string {
-  return sha256(readFileSync(path.join(root, KOTLIN_TEST_CLASS_FILE)));
 }
