@@ -1,5 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -29,6 +38,20 @@ function caseCount(suite: string): number {
   return index.cases.filter((specCase) => specCase.suite === suite).length;
 }
 
+/** `node --conditions=@talkide/source <args>` from the repository root. */
+function node(...args: string[]): { status: number | null; output: string } {
+  const child = spawnSync(process.execPath, ["--conditions=@talkide/source", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: child.status, output: `${child.stdout}\n${child.stderr}` };
+}
+
+const RUNNER = join(ROOT, "packages/context-spec/src/bin/conformance.ts");
+const REPORT = join(ROOT, "packages/context-spec/src/bin/report.ts");
+const TS_RENDER = join(ROOT, "packages/renderer/src/bin/render.ts");
+
 const toolchain = hasToolchain();
 const required = process.env["CI"] === "true";
 if (!toolchain && !required)
@@ -41,6 +64,8 @@ const RESULTS = join(
   "kotlin",
 );
 const resultFiles = (): string[] => (existsSync(RESULTS) ? readdirSync(RESULTS) : []);
+/** The result file the Kotlin run wrote, for the report test after it. */
+let kotlinResult = "";
 
 describe.runIf(toolchain || required)("the Kotlin renderer (pnpm run conformance:jvm)", () => {
   it("passes every CLAUDE.md case through the runner and the generated class under JUnit 5, and writes its result", () => {
@@ -74,5 +99,67 @@ describe.runIf(toolchain || required)("the Kotlin renderer (pnpm run conformance
     expect(result.implementation.name).toBe("kotlin");
     expect(result.implementation.version).toMatch(/Kotlin 2\.\d+\.\d+, Java \d+/u);
     expect([result.passed, result.failed]).toEqual([cases, 0]);
+    kotlinResult = join(RESULTS, files[0] ?? "");
+  });
+
+  it("gives, with the TypeScript runtime's result, a complete report page in which both pass", () => {
+    expect(kotlinResult, "the Kotlin run above wrote no result").not.toBe("");
+    const dir = mkdtempSync(join(tmpdir(), "talkide-report-"));
+    try {
+      mkdirSync(join(dir, "results", "kotlin"), { recursive: true });
+      copyFileSync(kotlinResult, join(dir, "results", "kotlin", "run.json"));
+      const typescript = join(dir, "results", "typescript", "run.json");
+      const renderer = [process.execPath, "--conditions=@talkide/source", TS_RENDER];
+      for (const [suite, args] of [
+        ["claude-md", []],
+        ["claude-md-split", ["--layout", "split", "--file", "{output}"]],
+      ] as const) {
+        const run = node(
+          RUNNER,
+          "--suite",
+          suite,
+          "--result",
+          typescript,
+          "--implementation",
+          "typescript",
+          "--",
+          ...renderer,
+          ...args,
+        );
+        expect(run.status, run.output.slice(-2000)).toBe(0);
+      }
+      const out = join(dir, "page");
+      const build = node(
+        REPORT,
+        "build",
+        "--results",
+        join(dir, "results"),
+        "--out",
+        out,
+        "--runtime",
+        "typescript",
+        "--runtime",
+        "kotlin",
+      );
+      expect(build.status, build.output).toBe(0);
+      const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+        complete: boolean;
+        specVersions: { cases: string[]; runtimes: { name: string; state: string }[] }[];
+      };
+      expect(report.complete).toBe(true);
+      expect(report.specVersions[0]?.cases).toHaveLength(
+        SUITES.map(caseCount).reduce((a, b) => a + b, 0),
+      );
+      expect(
+        report.specVersions[0]?.runtimes.map((runtime) => [runtime.name, runtime.state]),
+      ).toEqual([
+        ["typescript", "passing"],
+        ["kotlin", "passing"],
+      ]);
+      const html = readFileSync(join(out, "index.html"), "utf8");
+      expect(html).not.toMatch(/<td class="(fail|missing)"/u);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

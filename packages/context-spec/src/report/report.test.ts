@@ -221,3 +221,25 @@ describe("the page escapes what a result file says", () => {
     expect(html).toContain("&#60;img src=x onerror=&#34;alert(1)&#34;&#62;&#60;U+202E&#62;");
   });
 });
+
+describe("a release", () => {
+  it("builds the page after the tests and before publishing, and packs it with the package", () => {
+    const read = (url: URL): { files?: string[]; scripts?: Record<string, string> } =>
+      JSON.parse(readFileSync(url, "utf8")) as {
+        files?: string[];
+        scripts?: Record<string, string>;
+      };
+    const root = read(new URL("../../../../package.json", import.meta.url));
+    expect(root.scripts?.["release"]).toBe(
+      "pnpm run check && pnpm run conformance:report && changeset publish",
+    );
+    // The strict build: no --allow-incomplete, so a missing runtime stops the release.
+    expect(root.scripts?.["conformance:report"]).toContain(
+      "--out packages/context-spec/conformance-report",
+    );
+    expect(root.scripts?.["conformance:report"]).not.toContain("--allow-incomplete");
+    expect(read(new URL("../../package.json", import.meta.url)).files).toContain(
+      "conformance-report",
+    );
+  });
+});
