@@ -9,7 +9,7 @@ import { CLAUDE_MD_SUITES } from "../../cases/kotlin-test-class.ts";
 import { runResult, writeRunResult, type RunResult } from "../result.ts";
 
 const RENDER_BIN = fileURLToPath(new URL("../../bin/render.ts", import.meta.url));
-const BREAK_BIN = fileURLToPath(new URL("../test-fixtures/break-one-case.ts", import.meta.url));
+const BREAK_BIN = fileURLToPath(new URL("./break-one-case.ts", import.meta.url));
 
 /** The case the "broken" runtime gets wrong, and only it. */
 export const BROKEN_CASE = "claude-md/worked-example";
