@@ -24,7 +24,7 @@ if (tempRoot !== null) process.env["TMPDIR"] = tempRoot;
 // the "@talkide/source" export condition, so tests never depend on a stale build.
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "runtimes/jvm", "scripts"],
+    projects: ["packages/*", "apps/*", "runtimes/kotlin", "scripts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     // Three files at a time on two cores (`vitest run --maxWorkers=3` in the root `test:all`
     // script: vitest 5 does not hand a root `maxWorkers` to the projects). A third of a file's

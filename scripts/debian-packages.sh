@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages the test suite needs when they are missing: a JDK 17 and the
-# Jackson and JUnit 5 jars for the JVM renderer (runtimes/jvm), and chromium for the web
+# Jackson and JUnit 5 jars for the Kotlin renderer (runtimes/kotlin), and chromium for the web
 # console's browser suite (driven by playwright-core; the playwright package's own browser
 # download does not work here). Idempotent: checks first, runs `apt-get update` once and
 # installs only what is missing, without questions.

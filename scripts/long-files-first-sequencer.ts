@@ -19,7 +19,7 @@ const LONG_FILES = [
   "apps/daemon/src/suites/sessions.postgres.test.ts",
   "apps/be/src/agent/turns.test.ts",
   "apps/daemon/src/suites/crash.postgres.test.ts",
-  "runtimes/jvm/conformance.test.ts",
+  "runtimes/kotlin/conformance.test.ts",
   // Short, but most of it waits out real leases: it ended many runs alone.
   "packages/work-queue/src/work-queue.server.test.ts",
 ];

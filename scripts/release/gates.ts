@@ -12,7 +12,7 @@ import { publishedPackages, type WorkspacePackage } from "./workspace.ts";
 
 const SPEC_PACKAGE = "@talkide/context-spec";
 /** What a change to a published package's behaviour touches. */
-const GATED_DIRS = ["src", "spec", "cases"];
+const GATED_DIRS = ["src", "spec", "cases", "kotlin"];
 /** Files under those directories that are never published (see each package's "files"). */
 const UNPUBLISHED = /(\.test\.ts|\.bench\.ts)$|\/(test-support|test-fixtures)\//;
 const BUMPS = ["none", "patch", "minor", "major"] as const;
@@ -98,7 +98,7 @@ async function lastRelease(git: Git, pkg: WorkspacePackage): Promise<string | nu
   return hash.trim() === "" ? null : hash.trim();
 }
 
-/** Published files under src/, spec/ and cases/ that differ from `base` (or all, without one). */
+/** Published files under src/, spec/, cases/ and kotlin/ that differ from `base` (or all, without one). */
 async function changedSince(
   git: Git,
   root: string,

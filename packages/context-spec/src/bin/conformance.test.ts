@@ -165,5 +165,14 @@ describe("talkide-conformance", () => {
         )
       ).exitCode,
     ).toBe(2);
+    const unnamed = await conformance(
+      "--result",
+      path.join(root, "result.json"),
+      "--",
+      process.execPath,
+      FAKE_IMPLEMENTATION,
+    );
+    expect(unnamed.exitCode).toBe(2);
+    expect(unnamed.stderr).toContain("--result needs --implementation <name>.");
   });
 });

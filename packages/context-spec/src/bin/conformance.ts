@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { readKnownFailures } from "../runner/known-failures.ts";
 import { humanLines, jsonLine, summaryLine } from "../runner/report.ts";
 import { DEFAULT_TIMEOUT_MS, runConformance } from "../runner/runner.ts";
+import { runResult, writeRunResult } from "../report/result.ts";
 
 const SETUP_FAILED = 2;
 
@@ -37,6 +38,10 @@ interface Options {
   perCase?: boolean;
   json?: boolean;
   root?: string;
+  result?: string;
+  implementation?: string;
+  implementationVersion: string;
+  commit: string;
 }
 
 const program = new Command()
@@ -65,6 +70,10 @@ const program = new Command()
   )
   .option("--json", "one JSON object per case on stdout instead of the human report")
   .option("--root <dir>", "package root holding cases/ (default: this package)")
+  .option("--result <file>", "also write the run's result file (JSON) for the report page")
+  .option("--implementation <name>", "the runtime's name in the result file (with --result)")
+  .option("--implementation-version <version>", "the runtime's version in the result file", "")
+  .option("--commit <sha>", "the source commit of the runtime, in the result file", "")
   .argument(
     "<command>",
     "the implementation to run; {output} in its arguments becomes the output's arg",
@@ -72,6 +81,8 @@ const program = new Command()
   .argument("[args...]", "arguments of the implementation")
   .exitOverride()
   .action(async (command: string, args: string[], options: Options) => {
+    if (options.result !== undefined && options.implementation === undefined)
+      throw new Error("--result needs --implementation <name>.");
     const suites =
       options.suite.length === 0 || options.suite.includes("all") ? "all" : options.suite;
     const report = await runConformance({
@@ -94,6 +105,15 @@ const program = new Command()
       );
     }
     (options.json === true ? process.stderr : process.stdout).write(`${summaryLine(report)}\n`);
+    if (options.result !== undefined)
+      writeRunResult(
+        options.result,
+        runResult(report, {
+          name: options.implementation ?? "",
+          version: options.implementationVersion,
+          commit: options.commit,
+        }),
+      );
     process.exitCode = report.ok ? 0 : 1;
   });
 

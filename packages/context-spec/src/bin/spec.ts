@@ -7,6 +7,7 @@ import { checkPackage } from "../cases/check.ts";
 import { checkDrift } from "../cases/drift.ts";
 import { checkExamples } from "../cases/examples.ts";
 import { writeIndex } from "../cases/index-files.ts";
+import { KOTLIN_TEST_CLASS_FILE, writeKotlinTestClass } from "../cases/kotlin-test-class.ts";
 import { PACKAGE_ROOT } from "../cases/package-root.ts";
 import { updateCases, type UpdateSource } from "../cases/update.ts";
 import { DEFAULT_TIMEOUT_MS } from "../runner/runner.ts";
@@ -36,10 +37,13 @@ const root = (): string => program.opts<{ root: string }>().root;
 
 program
   .command("index")
-  .description("write manifest.json and test-cases.json from cases/")
+  .description(`write manifest.json, test-cases.json and ${KOTLIN_TEST_CLASS_FILE} from cases/`)
   .action(() => {
     const index = writeIndex(root());
-    out(`wrote manifest.json and test-cases.json (${String(index.suites.size)} suites)`);
+    writeKotlinTestClass(root());
+    out(
+      `wrote manifest.json, test-cases.json and ${KOTLIN_TEST_CLASS_FILE} (${String(index.suites.size)} suites)`,
+    );
   });
 
 program

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { writeIndex } from "./index-files.ts";
+import { writeKotlinTestClass } from "./kotlin-test-class.ts";
 import { loadSuite, SpecDataError } from "./load.ts";
 import { EXPECTED_ERROR_FILE, PENDING_SUFFIX } from "./suite.ts";
 
@@ -53,5 +54,6 @@ export function blessCase(root: string, caseRef: string): BlessReport {
     report.promoted.push(path.relative(root, target));
   }
   writeIndex(root);
+  writeKotlinTestClass(root);
   return report;
 }

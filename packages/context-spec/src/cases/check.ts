@@ -12,6 +12,7 @@ import {
   type TestCaseEntry,
 } from "./index-files.ts";
 import { SPEC_VERSION } from "../spec-version.ts";
+import { KOTLIN_TEST_CLASS_FILE, kotlinTestClass } from "./kotlin-test-class.ts";
 import { listSuiteNames, scanSuite, strayFilesInCasesDir } from "./scan.ts";
 
 export interface PackageCheck {
@@ -59,6 +60,15 @@ export function checkPackage(root: string): PackageCheck {
     global.push(
       ...freshness(root, MANIFEST_FILE, index.manifestText),
       ...freshness(root, TEST_CASES_FILE, index.testCasesText),
+      // The generated JUnit class embeds the cases' bytes: stale with them, fresh with them.
+      ...freshness(
+        root,
+        KOTLIN_TEST_CLASS_FILE,
+        kotlinTestClass(
+          root,
+          [...index.suites.values()].flatMap((suite) => suite.testCases),
+        ),
+      ),
     );
   }
   return { global, suites };

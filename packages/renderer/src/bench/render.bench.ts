@@ -29,9 +29,9 @@ import { teamOf } from "../test-support/fixtures.ts";
 const BATCH = 32;
 const ROUNDS = 7;
 const BENCHMARKS_FILE = fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url));
-/** The Java renderer of runtimes/jvm, built by `pnpm run conformance:jvm` or its build.sh. */
+/** The Kotlin renderer of runtimes/kotlin, built by `pnpm run conformance:jvm` or its build.sh. */
 const JVM_JAR = fileURLToPath(
-  new URL("../../../../runtimes/jvm/build/libs/talkide-context-jvm.jar", import.meta.url),
+  new URL("../../../../runtimes/kotlin/build/libs/talkide-context-kotlin.jar", import.meta.url),
 );
 
 function inputOf(members: number): unknown {
@@ -188,7 +188,7 @@ function table(rows: ReadonlyArray<Row>): string {
 }
 
 /**
- * The same states through the Java renderer, timed inside its own JVM after a JIT warm-up:
+ * The same states through the Kotlin renderer, timed inside its own JVM after a JIT warm-up:
  * rows beside the TypeScript ones, from one run. The rows give the timing thread's CPU time
  * per call, because on the shared machine a JVM thread waits for a core most of the wall
  * time (the wall-clock figures are printed too). Its bytes are checked against ours first.
@@ -196,7 +196,7 @@ function table(rows: ReadonlyArray<Row>): string {
  */
 function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
   if (!existsSync(JVM_JAR)) {
-    console.warn(`no Java rows: build ${JVM_JAR} first (sh runtimes/jvm/build.sh)`);
+    console.warn(`no JVM rows: build ${JVM_JAR} first (sh runtimes/kotlin/build.sh)`);
     return [];
   }
   const dir = mkdtempSync(join(tmpdir(), "talkide-bench-"));
@@ -213,7 +213,7 @@ function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
         encoding: "utf8",
       },
     );
-    if (child.status !== 0) throw new Error(`the Java benchmark failed:\n${child.stderr}`);
+    if (child.status !== 0) throw new Error(`the Kotlin benchmark failed:\n${child.stderr}`);
     return child.stdout
       .split("\n")
       .filter((line) => line.startsWith("{"))
@@ -231,11 +231,11 @@ function measureJvm(states: ReadonlyArray<readonly [string, unknown]>): Row[] {
         if (size === undefined || expected === undefined)
           throw new Error(`unknown state ${result.state}`);
         if (result.sha256 !== createHash("sha256").update(expected).digest("hex"))
-          throw new Error(`the Java renderer does not give our bytes for ${size}`);
+          throw new Error(`the Kotlin renderer does not give our bytes for ${size}`);
         const name =
           result.task === "render only"
-            ? `Java ${result.java}: render only (CPU time)`
-            : `Java ${result.java}: JSON text → bytes (CPU time)`;
+            ? `Kotlin on Java ${result.java}: render only (CPU time)`
+            : `Kotlin on Java ${result.java}: JSON text → bytes (CPU time)`;
         console.warn(
           `${size}, ${name}: ${result.nsPerOp.toFixed(0)} ns/op CPU, ${result.wallNsPerOp.toFixed(0)} ns/op wall clock`,
         );
