@@ -27,7 +27,7 @@ import { migrateToLatest } from "./db/migrate.ts";
 import { seedDemo, startBanner, type DemoSeed } from "./demo.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
-import { createLogger } from "@talkide/service-kit";
+import { createLogger, makeDataDirPrivate } from "@talkide/service-kit";
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -68,7 +68,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const logger = options.logger ?? createLogger("talkide-be", config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
 
-  await mkdir(config.dataDir, { recursive: true });
+  // Before anything is written: umask 077, the data directory 0700, its files 0600.
+  await makeDataDirPrivate(config.dataDir);
   await mkdir(config.workspacesDir, { recursive: true });
   await mkdir(config.claudeConfigDir, { recursive: true });
   const claudeTmpDir = join(config.dataDir, "claude-tmp");

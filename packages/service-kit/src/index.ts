@@ -7,6 +7,7 @@ export {
   ADMIN_TOKEN_FILE,
   loadOrCreateAdminToken,
   lockDataDir,
+  makeDataDirPrivate,
   type DataDirOwner,
 } from "./data-dir.ts";
 export { openDatabase, type DatabaseKind } from "./db/database.ts";
