@@ -9,6 +9,12 @@ describe("loadConfig", () => {
     expect(config).toEqual({
       host: "127.0.0.1",
       port: 9090,
+      connectionLimits: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnectionsPerAddress: 64,
+      },
       dataDir: "/srv/app/.data/be",
       // Outside the checkout, one directory per data dir (12 hex of its sha256).
       workspacesDir: "/home/anna/.local/share/talkide/be/workspaces-8c8eb285c8b9",
@@ -47,6 +53,9 @@ describe("loadConfig", () => {
       {
         TALKIDE_HOST: "0.0.0.0",
         TALKIDE_PORT: "8000",
+        TALKIDE_HTTP_HEADERS_TIMEOUT_MS: "2000",
+        TALKIDE_HTTP_REQUEST_TIMEOUT_MS: "4000",
+        TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0",
         TALKIDE_DATA_DIR: "state",
         TALKIDE_WORKSPACES_DIR: "/var/projects",
         DATABASE_URL: "postgres://u@localhost/db",
@@ -70,6 +79,12 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({
       host: "0.0.0.0",
       port: 8000,
+      connectionLimits: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnectionsPerAddress: 0,
+      },
       dataDir: join("/srv/app", "state"),
       workspacesDir: "/var/projects",
       databaseUrl: "postgres://u@localhost/db",

@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
-import { ConfigError, parseEnvironment } from "@talkide/service-kit";
+import {
+  ConfigError,
+  DEFAULT_CONNECTION_LIMITS,
+  parseEnvironment,
+  type ConnectionLimits,
+} from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 import { z } from "zod";
 
@@ -14,6 +19,12 @@ import { z } from "zod";
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /**
+   * Slow clients and many connections: header and request timeouts, and how many open
+   * connections one client address may hold (0: no cap; behind a reverse proxy every client
+   * shares its address).
+   */
+  readonly connectionLimits: ConnectionLimits;
   /** Absolute. Holds the embedded database, the plugin directory and Claude's own state. */
   readonly dataDir: string;
   /**
@@ -85,6 +96,21 @@ const integer = (fallback: number, min: number, max: number) =>
 const envSchema = z.object({
   TALKIDE_HOST: z.string().default("127.0.0.1"),
   TALKIDE_PORT: integer(9090, 0, 65535),
+  TALKIDE_HTTP_HEADERS_TIMEOUT_MS: integer(
+    DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
+    100,
+    600_000,
+  ),
+  TALKIDE_HTTP_REQUEST_TIMEOUT_MS: integer(
+    DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+    100,
+    3_600_000,
+  ),
+  TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: integer(
+    DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+    0,
+    1_000_000,
+  ),
   TALKIDE_DATA_DIR: z.string().optional(),
   TALKIDE_WORKSPACES_DIR: z.string().optional(),
   XDG_DATA_HOME: z.string().optional(),
@@ -181,6 +207,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   return {
     host: e.TALKIDE_HOST,
     port: e.TALKIDE_PORT,
+    connectionLimits: {
+      ...DEFAULT_CONNECTION_LIMITS,
+      headersTimeoutMs: e.TALKIDE_HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.TALKIDE_HTTP_REQUEST_TIMEOUT_MS,
+      maxConnectionsPerAddress: e.TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     dataDir,
     workspacesDir:
       e.TALKIDE_WORKSPACES_DIR === undefined

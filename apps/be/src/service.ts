@@ -243,6 +243,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         adminToken,
       },
       logger,
+      config.connectionLimits,
     );
     cleanups.push(() => app.close());
     // Runs before app.close (cleanups run in reverse): aborting the turns ends their event

@@ -19,6 +19,12 @@ export {
   mapFastifyError,
   type FastifyErrorWording,
 } from "./http/fastify-errors.ts";
+export {
+  DEFAULT_CONNECTION_LIMITS,
+  connectionTimeoutOptions,
+  limitConnectionsPerAddress,
+  type ConnectionLimits,
+} from "./http/connection-limits.ts";
 export { httpUrl } from "./http/http-url.ts";
 export { parseInput } from "./http/validation.ts";
 export { createLogger, type Logger } from "./logger.ts";
