@@ -26,6 +26,7 @@ describe("loadConfig", () => {
       contextLayout: "split",
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,
+      projectsPerUser: 20,
       instanceLeaseSeconds: 20,
       warmProcesses: 4,
       warmIdleMs: 600_000,

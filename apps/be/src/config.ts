@@ -48,6 +48,8 @@ export interface Config {
   readonly claudeAllowedTools: readonly string[];
   readonly contextLayout: "split" | "single";
   readonly turnTimeoutMs: number;
+  /** Projects one user may own (be an owner of); one more is refused with 409 `project_quota_reached`. */
+  readonly projectsPerUser: number;
   /** Messages that may wait behind the running turn of one project; one more gets a 409. */
   readonly turnQueueLimit: number;
   /**
@@ -130,6 +132,7 @@ const envSchema = z.object({
     .optional(),
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
+  TALKIDE_PROJECTS_PER_USER: integer(20, 1, 999),
   TALKIDE_INSTANCE_LEASE_SECONDS: integer(
     QUEUE_POLICY.leaseSeconds,
     QUEUE_POLICY.minLeaseSeconds,
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     contextLayout: e.TALKIDE_CONTEXT_LAYOUT ?? "split",
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
+    projectsPerUser: e.TALKIDE_PROJECTS_PER_USER,
     instanceLeaseSeconds: e.TALKIDE_INSTANCE_LEASE_SECONDS,
     warmProcesses: e.TALKIDE_WARM_PROCESSES,
     warmIdleMs: e.TALKIDE_WARM_IDLE_SECONDS * 1000,

@@ -241,6 +241,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         workspacesDir: config.workspacesDir,
         consoleDir,
         adminToken,
+        projectsPerUser: config.projectsPerUser,
       },
       logger,
       config.connectionLimits,

@@ -111,6 +111,15 @@ export class Api {
     return (await this.request<{ project: Project }>("POST", "/v1/projects", input)).project;
   }
 
+  /** Deletes a project with its turns, sessions and workspace (owners only). */
+  async deleteProject(projectId: number): Promise<void> {
+    const response = await fetch(`/v1/projects/${projectId}`, {
+      method: "DELETE",
+      headers: this.headers(),
+    });
+    if (!response.ok) throw await toApiError(response);
+  }
+
   async members(projectId: number): Promise<Member[]> {
     const path = `/v1/projects/${projectId}/members`;
     return (await this.request<{ members: Member[] }>("GET", path)).members;

@@ -65,7 +65,8 @@ describe("makeDataDirPrivate", () => {
       const dir = join(await freshDir(), "data");
       await makeDataDirPrivate(dir);
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
-      expect(process.umask()).toBe(0o077);
+      const now = process.umask(0o077);
+      expect(now).toBe(0o077);
       await writeFile(join(dir, "later"), "x");
       await mkdir(join(dir, "sub"));
       expect((await stat(join(dir, "later"))).mode & 0o777).toBe(0o600);

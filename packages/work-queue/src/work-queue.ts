@@ -548,6 +548,32 @@ export class WorkQueue<T extends object> {
     return { running: row?.running ?? 0, waiting: row?.waiting ?? 0 };
   }
 
+  /**
+   * Deletes every job of `key` in the caller's transaction (the app deletes what the jobs were
+   * for in the same one), unless one runs or is being abandoned: then nothing is deleted and
+   * the count of those is returned, for the caller to refuse (0: the lane is gone).
+   */
+  async deleteKey(trx: Kysely<never>, key: string): Promise<number> {
+    if (this.options.connection.kind === "server") {
+      // The lock enqueues of the key take: none adds a job while its lane is deleted.
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
+        trx,
+      );
+    }
+    // Locked first, so that a worker's fetch (which skips locked jobs) cannot start one of
+    // them between the count and the delete.
+    const { rows } = await sql<{ state: string }>`
+      SELECT state FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND singleton_key = ${key}
+      FOR UPDATE`.execute(trx);
+    const running = rows.filter((row) => row.state === "active" || row.state === "failed").length;
+    if (running > 0) return running;
+    await sql`
+      DELETE FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND singleton_key = ${key}`.execute(trx);
+    return 0;
+  }
+
   /** Jobs ahead of `jobId` in its lane (0: it runs or is next); null once it has finished. */
   async position(key: string, jobId: string): Promise<number | null> {
     const { rows } = await sql<{ ahead: number | null }>`

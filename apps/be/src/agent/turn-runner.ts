@@ -127,6 +127,14 @@ export class TurnRunner {
     return queued.row;
   }
 
+  /**
+   * Deletes the project's waiting jobs in `trx`, unless its turn runs: then nothing is deleted
+   * and the count of running jobs is returned (see WorkQueue.deleteKey).
+   */
+  removeProjectJobs(trx: Kysely<DatabaseSchema>, projectId: number): Promise<number> {
+    return this.options.queue.deleteKey(trx as unknown as Kysely<never>, projectLane(projectId));
+  }
+
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */
   start(): Promise<void> {
     this.stopPruning = pruneMovedWarmProcesses(this.options.warm, {

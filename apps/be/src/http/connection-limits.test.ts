@@ -31,7 +31,9 @@ function idle(send = ""): { socket: Socket; closed: Promise<string>; open: Promi
   const socket = connect({ host: "127.0.0.1", port, localAddress: "127.0.0.1" });
   sockets.push(socket);
   let received = "";
-  socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.toString("utf8");
+  });
   socket.on("error", () => undefined);
   const open = new Promise<void>((resolve) =>
     socket.once("connect", () => {
@@ -39,7 +41,11 @@ function idle(send = ""): { socket: Socket; closed: Promise<string>; open: Promi
       resolve();
     }),
   );
-  const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received)));
+  const closed = new Promise<string>((resolve) =>
+    socket.on("close", () => {
+      resolve(received);
+    }),
+  );
   return { socket, closed, open };
 }
 

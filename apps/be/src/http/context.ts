@@ -19,6 +19,8 @@ export interface AppDependencies {
   readonly consoleDir?: string | null;
   /** The local admin token the `/admin/v1` routes take (see admin.ts); null disables them. */
   readonly adminToken?: string | null;
+  /** Projects one user may own (TALKIDE_PROJECTS_PER_USER); unset: the default. */
+  readonly projectsPerUser?: number;
 }
 
 declare module "fastify" {

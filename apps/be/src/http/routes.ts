@@ -16,6 +16,7 @@ import {
 import {
   createProject,
   createProjectSchema,
+  deleteProject,
   listProjects,
   projectView,
 } from "../domain/projects.ts";
@@ -85,6 +86,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       userId: currentUser(request).id,
       workspacesDir: deps.workspacesDir,
       input,
+      ...(deps.projectsPerUser === undefined ? {} : { projectsPerUser: deps.projectsPerUser }),
     });
     const membership = await requireMembership(db, project.id, currentUser(request).id);
     return reply
@@ -99,6 +101,19 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       project: projectView(membership.project),
       members: await listMembers(db, membership),
     };
+  });
+
+  /** An owner deletes the project with everything of it; its id is free again. */
+  app.delete("/v1/projects/:projectId", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    await deleteProject(db, {
+      projectId: membership.project.id,
+      role: membership.role,
+      workspaceDir: membership.project.workspace_dir,
+      workspacesDir: deps.workspacesDir,
+      removeQueuedWork: (trx) => deps.runner.removeProjectJobs(trx, membership.project.id),
+    });
+    return reply.code(204).send();
   });
 
   app.get("/v1/projects/:projectId/members", async (request) => {

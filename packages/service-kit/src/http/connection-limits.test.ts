@@ -36,10 +36,16 @@ function rawClient(
   const socket = connect({ host: "127.0.0.1", port, localAddress: from });
   sockets.push(socket);
   let received = "";
-  socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.toString("utf8");
+  });
   socket.on("error", () => undefined);
   if (send !== "") socket.on("connect", () => socket.write(send));
-  const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received)));
+  const closed = new Promise<string>((resolve) =>
+    socket.on("close", () => {
+      resolve(received);
+    }),
+  );
   return { socket, closed };
 }
 
