@@ -181,6 +181,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
 
     const parentEnv = options.parentEnv ?? process.env;
+    // Instruction files the agent (or anyone) left in a workspace, moved out before a spawn.
+    const quarantineDir = join(config.dataDir, "quarantine");
     // Projects' Claude Code processes kept alive between turns while nothing they read changed
     // (issue 15). The runner ends them on close; the watchdog, if this process dies.
     const warm = new WarmProcessPool({
@@ -208,6 +210,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         agentName: MARA_AGENT_NAME,
         pinned: maraPluginDigest(),
         claudeConfigDir: config.claudeConfigDir,
+        quarantineDir,
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
         timeoutMs: config.turnTimeoutMs,
@@ -242,6 +245,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         consoleDir,
         adminToken,
         projectsPerUser: config.projectsPerUser,
+        quarantineDir,
       },
       logger,
       config.connectionLimits,

@@ -78,6 +78,14 @@ export async function toApiError(response: Response): Promise<ApiError> {
   );
 }
 
+/** An instruction file found in a workspace that the service did not write, and moved out. */
+export interface QuarantinedFile {
+  readonly movedAt: string;
+  readonly path: string;
+  readonly bytes: number;
+  readonly content: string | null;
+}
+
 export class Api {
   private readonly token: string;
 
@@ -138,6 +146,12 @@ export class Api {
   async turns(projectId: number): Promise<Turn[]> {
     const path = `/v1/projects/${projectId}/turns?limit=200`;
     return (await this.request<{ turns: Turn[] }>("GET", path)).turns;
+  }
+
+  /** Instruction files moved out of the workspace before a turn (owners only). */
+  async quarantine(projectId: number): Promise<QuarantinedFile[]> {
+    const path = `/v1/projects/${projectId}/quarantine`;
+    return (await this.request<{ files: QuarantinedFile[] }>("GET", path)).files;
   }
 
   async context(projectId: number): Promise<{ layout: string; files: ContextFile[] }> {

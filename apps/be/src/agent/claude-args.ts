@@ -10,6 +10,11 @@ export interface ClaudeSettings {
   readonly pinned: MaraPluginDigest;
   /** The CLI's `CLAUDE_CONFIG_DIR`: checked before every spawn, with the workspace's ancestors. */
   readonly claudeConfigDir: string;
+  /**
+   * Instruction files found in a project's workspace before a spawn are moved to
+   * `<quarantineDir>/project-<id>/<when>/`, where the project's owners see them.
+   */
+  readonly quarantineDir?: string;
   readonly permissionMode: "default" | "acceptEdits" | "plan";
   readonly allowedTools: readonly string[];
   readonly timeoutMs: number;
@@ -33,6 +38,20 @@ export const BUILT_IN_AGENTS_DENIED = [
 ] as const;
 
 /**
+ * Instruction files are the backend's: the agent may not create or change any file Claude
+ * Code would load as instructions or settings, anywhere in its workspace (issue 49). Edit rules
+ * cover every built-in tool that writes files; what a shell command writes is moved out of the
+ * workspace before the next spawn (agent/quarantine.ts) and kept from it by the sandbox.
+ */
+export const INSTRUCTION_FILES_DENIED = [
+  "Edit(**/CLAUDE.md)",
+  "Edit(**/CLAUDE.local.md)",
+  "Edit(**/AGENTS.md)",
+  "Edit(**/.claude/**)",
+  "Edit(**/.mcp.json)",
+] as const;
+
+/**
  * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
  * prompt sections (working directory, date, git status) keeps the system prompt identical
  * across projects and turns, so the provider's prompt cache can be reused. The permission
@@ -47,7 +66,7 @@ export function extraClaudeArgs(
     "--permission-mode",
     settings.permissionMode,
     "--disallowedTools",
-    BUILT_IN_AGENTS_DENIED.join(","),
+    [...BUILT_IN_AGENTS_DENIED, ...INSTRUCTION_FILES_DENIED].join(","),
   ];
   if (settings.allowedTools.length > 0)
     args.push("--allowedTools", settings.allowedTools.join(","));

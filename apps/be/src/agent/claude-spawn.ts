@@ -33,6 +33,11 @@ function baseArgs(claude: ClaudeSettings): string[] {
 export async function startupDigest(
   claude: ClaudeSettings,
   prepared: PreparedSpawn,
+  /**
+   * Where instruction files were moved before this turn: a process kept from before may have
+   * read them (Claude Code reloads some of them while it runs), so it is never reused then.
+   */
+  movedTo: string | null = null,
 ): Promise<string> {
   const startupFiles = await startupFileDigests(prepared.workspaceDir, prepared.instructionFiles);
   return warmContextDigest({
@@ -41,6 +46,7 @@ export async function startupDigest(
       `agent ${claude.pinned.agentSha256}`,
       `plugin ${claude.pinned.pluginSha256}`,
       `cwd ${prepared.workspaceDir}`,
+      ...(movedTo === null ? [] : [`moved ${movedTo}`]),
     ],
     env: claude.env(),
     files: [

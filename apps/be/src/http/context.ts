@@ -21,6 +21,8 @@ export interface AppDependencies {
   readonly adminToken?: string | null;
   /** Projects one user may own (TALKIDE_PROJECTS_PER_USER); unset: the default. */
   readonly projectsPerUser?: number;
+  /** Where instruction files moved out of workspaces are kept (see agent/quarantine.ts). */
+  readonly quarantineDir?: string;
 }
 
 declare module "fastify" {

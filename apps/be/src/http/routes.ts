@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
+import { listQuarantined, removeQuarantined } from "../agent/quarantine.ts";
 import { renderContext } from "../context/prepare.ts";
 import {
   addMember,
@@ -113,6 +114,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       workspacesDir: deps.workspacesDir,
       removeQueuedWork: (trx) => deps.runner.removeProjectJobs(trx, membership.project.id),
     });
+    if (deps.quarantineDir !== undefined)
+      await removeQuarantined(deps.quarantineDir, membership.project.id);
     return reply.code(204).send();
   });
 
@@ -146,6 +149,28 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       layout: deps.layout,
     });
     return { layout: deps.layout, activeMemberId: membership.memberId, files: rendered.files };
+  });
+
+  /**
+   * Instruction files found in the workspace before a spawn that the backend did not render,
+   * moved out of it so that Claude Code never loaded them: for the project's owners to review.
+   */
+  app.get("/v1/projects/:projectId/quarantine", async (request) => {
+    const membership = await membershipOf(deps, request);
+    if (membership.role !== "owner") {
+      throw new ApiError(
+        403,
+        "owner_required",
+        "Ask an owner of this project: only owners see the files moved out of its workspace.",
+        { title: "Only an owner can see moved files" },
+      );
+    }
+    return {
+      files:
+        deps.quarantineDir === undefined
+          ? []
+          : await listQuarantined(deps.quarantineDir, membership.project.id),
+    };
   });
 
   /** One of those files, as raw bytes: `/context/CLAUDE.md`, `/context/.talkide/project.yml`. */
