@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,
       projectsPerUser: 20,
+      ownerTurnShare: 50,
       instanceLeaseSeconds: 20,
       warmProcesses: 4,
       warmIdleMs: 600_000,

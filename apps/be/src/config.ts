@@ -48,6 +48,11 @@ export interface Config {
   readonly claudeAllowedTools: readonly string[];
   readonly contextLayout: "split" | "single";
   readonly turnTimeoutMs: number;
+  /**
+   * The share (percent) of an instance's turn slots that the projects of one owner may hold
+   * at once; their further turns wait while others' run. 100: no limit.
+   */
+  readonly ownerTurnShare: number;
   /** Projects one user may own (be an owner of); one more is refused with 409 `project_quota_reached`. */
   readonly projectsPerUser: number;
   /** Messages that may wait behind the running turn of one project; one more gets a 409. */
@@ -133,6 +138,7 @@ const envSchema = z.object({
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
   TALKIDE_PROJECTS_PER_USER: integer(20, 1, 999),
+  TALKIDE_OWNER_TURN_SHARE: integer(50, 1, 100),
   TALKIDE_INSTANCE_LEASE_SECONDS: integer(
     QUEUE_POLICY.leaseSeconds,
     QUEUE_POLICY.minLeaseSeconds,
@@ -233,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
     projectsPerUser: e.TALKIDE_PROJECTS_PER_USER,
+    ownerTurnShare: e.TALKIDE_OWNER_TURN_SHARE,
     instanceLeaseSeconds: e.TALKIDE_INSTANCE_LEASE_SECONDS,
     warmProcesses: e.TALKIDE_WARM_PROCESSES,
     warmIdleMs: e.TALKIDE_WARM_IDLE_SECONDS * 1000,

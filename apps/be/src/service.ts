@@ -17,7 +17,12 @@ import {
 } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
-import { failTurnsWithoutJob, openTurnQueue, processMarkersOf } from "./agent/turn-queue.ts";
+import {
+  failTurnsWithoutJob,
+  openTurnQueue,
+  ownerTurnLimit,
+  processMarkersOf,
+} from "./agent/turn-queue.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
@@ -110,6 +115,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       connection: database.queueConnection,
       leaseSeconds: config.instanceLeaseSeconds,
       turnTimeoutMs: config.turnTimeoutMs,
+      ...(config.ownerTurnShare >= 100
+        ? {}
+        : { turnsPerOwner: ownerTurnLimit(config.ownerTurnShare) }),
     });
     cleanups.push(() => queue.close());
     const notifications = await TurnEventNotifications.listen(database.queueConnection, logger);
