@@ -23,6 +23,7 @@ describe("loadConfig", () => {
       claudeConfigDir: "/srv/app/.data/be/claude",
       claudePermissionMode: "acceptEdits",
       claudeAllowedTools: [],
+      sandboxAllowedHosts: [],
       contextLayout: "split",
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,

@@ -46,6 +46,11 @@ export interface Config {
   readonly claudePermissionMode: "default" | "acceptEdits" | "plan";
   /** Extra tool rules for `--allowedTools` (e.g. `Bash(npm test:*)`); empty means none. */
   readonly claudeAllowedTools: readonly string[];
+  /**
+   * Hosts the commands the agent runs may reach from inside the sandbox (only when a rule
+   * above lets it run commands); empty: no network.
+   */
+  readonly sandboxAllowedHosts: readonly string[];
   readonly contextLayout: "split" | "single";
   readonly turnTimeoutMs: number;
   /**
@@ -132,6 +137,13 @@ const envSchema = z.object({
     .enum(["default", "acceptEdits", "plan"], { error: "must be default, acceptEdits or plan" })
     .optional(),
   TALKIDE_CLAUDE_ALLOWED_TOOLS: z.string().optional(),
+  TALKIDE_SANDBOX_ALLOWED_HOSTS: z
+    .string()
+    .regex(
+      /^\s*(\*\.)?[A-Za-z0-9.-]+(:\d+)?(\s*,\s*(\*\.)?[A-Za-z0-9.-]+(:\d+)?)*\s*$/,
+      "must be a comma-separated list of host names (a leading *. allows subdomains)",
+    )
+    .optional(),
   TALKIDE_CONTEXT_LAYOUT: z
     .enum(["split", "single"], { error: "must be split or single" })
     .optional(),
@@ -235,6 +247,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       .split(",")
       .map((rule) => rule.trim())
       .filter((rule) => rule !== ""),
+    sandboxAllowedHosts: (e.TALKIDE_SANDBOX_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((host) => host.trim())
+      .filter((host) => host !== ""),
     contextLayout: e.TALKIDE_CONTEXT_LAYOUT ?? "split",
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,

@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
@@ -13,6 +13,8 @@ import {
   promptCacheTtlEnv,
   killLeftoverProcesses,
   WarmProcessPool,
+  assertSandboxAvailable,
+  runsCode,
   startOrphanWatchdog,
 } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
@@ -75,6 +77,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Before anything is written: umask 077, the data directory 0700, its files 0600.
   await makeDataDirPrivate(config.dataDir);
+  // A rule that lets the agent run commands needs the sandbox they run in: refused here, with
+  // what to install, rather than at the first turn (issue 49).
+  const runsCommands = config.claudeAllowedTools.some(runsCode);
+  if (runsCommands) await assertSandboxAvailable("TALKIDE_CLAUDE_ALLOWED_TOOLS");
   await mkdir(config.workspacesDir, { recursive: true });
   await mkdir(config.claudeConfigDir, { recursive: true });
   const claudeTmpDir = join(config.dataDir, "claude-tmp");
@@ -189,6 +195,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
 
     const parentEnv = options.parentEnv ?? process.env;
+    // With commands allowed, the provider key goes to the CLI in a file of the data directory,
+    // which no command can read, instead of its environment, which every command inherits.
+    const keyFile = runsCommands && apiKey !== null ? join(config.dataDir, "provider-key") : null;
+    if (keyFile !== null && apiKey !== null) await writeFile(keyFile, apiKey, { mode: 0o600 });
     // Instruction files the agent (or anyone) left in a workspace, moved out before a spawn.
     const quarantineDir = join(config.dataDir, "quarantine");
     // Projects' Claude Code processes kept alive between turns while nothing they read changed
@@ -221,13 +231,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         quarantineDir,
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
+        // Commands read nothing of the service, of other projects or of the CLI's own state.
+        sandbox: runsCommands
+          ? {
+              denyRead: [config.dataDir, config.workspacesDir, config.claudeConfigDir],
+              allowedHosts: config.sandboxAllowedHosts,
+              apiKeyFile: keyFile,
+            }
+          : null,
         timeoutMs: config.turnTimeoutMs,
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
         env: () => ({
           ...claudeEnvironment({
             claudeConfigDir: config.claudeConfigDir,
             tmpDir: claudeTmpDir,
-            anthropicApiKey: apiKey,
+            // Sandboxed, the CLI reads the key from its file (apiKeyHelper): no environment a
+            // command inherits holds it (issue 49).
+            anthropicApiKey: keyFile === null ? apiKey : null,
             anthropicBaseUrl: baseUrl,
             passthrough: config.claudeEnvPassthrough,
             parentEnv,

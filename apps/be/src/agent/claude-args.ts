@@ -1,3 +1,4 @@
+import { sandboxSettings, type SandboxPolicy } from "@talkide/claude-cli";
 import type { MaraPluginDigest } from "@talkide/prompts";
 
 export interface ClaudeSettings {
@@ -17,6 +18,11 @@ export interface ClaudeSettings {
   readonly quarantineDir?: string;
   readonly permissionMode: "default" | "acceptEdits" | "plan";
   readonly allowedTools: readonly string[];
+  /**
+   * Set when a tool rule lets the agent run code: every process then runs with Claude Code's
+   * sandbox (`--settings`, see `sandboxSettings`). Null: no such rule, no sandbox needed.
+   */
+  readonly sandbox?: SandboxPolicy | null;
   readonly timeoutMs: number;
   readonly killGraceMs?: number;
 }
@@ -59,7 +65,8 @@ export const INSTRUCTION_FILES_DENIED = [
  * permitted up front is denied.
  */
 export function extraClaudeArgs(
-  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools">,
+  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools" | "sandbox">,
+  workspaceDir: string,
 ): string[] {
   const args = [
     "--exclude-dynamic-system-prompt-sections",
@@ -70,6 +77,8 @@ export function extraClaudeArgs(
   ];
   if (settings.allowedTools.length > 0)
     args.push("--allowedTools", settings.allowedTools.join(","));
+  if (settings.sandbox !== undefined && settings.sandbox !== null)
+    args.push("--settings", JSON.stringify(sandboxSettings(workspaceDir, settings.sandbox)));
   return args;
 }
 
