@@ -80,7 +80,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // A rule that lets the agent run commands needs the sandbox they run in: refused here, with
   // what to install, rather than at the first turn (issue 49).
   const runsCommands = config.claudeAllowedTools.some(runsCode);
-  if (runsCommands) await assertSandboxAvailable("TALKIDE_CLAUDE_ALLOWED_TOOLS");
+  if (runsCommands) {
+    await assertSandboxAvailable("TALKIDE_CLAUDE_ALLOWED_TOOLS", options.parentEnv ?? process.env);
+  }
   await mkdir(config.workspacesDir, { recursive: true });
   await mkdir(config.claudeConfigDir, { recursive: true });
   const claudeTmpDir = join(config.dataDir, "claude-tmp");
