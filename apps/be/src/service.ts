@@ -117,6 +117,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const ran = await migrateToLatest(database.db);
     logger.info({ database: database.kind, migrations: ran }, "database ready");
+    // The embedded database writes some files with modes of its own at start (its relation
+    // cache): taken back to 0600 once it is up.
+    await makeDataDirPrivate(config.dataDir);
     // Turns run from a queue on the database: FIFO per project across every instance.
     const queue = await openTurnQueue({
       db: database.db,
