@@ -76,6 +76,9 @@ describe("loadConfig", () => {
         TALKIDE_LOG_LEVEL: "warn",
         TALKIDE_CLAUDE_PERMISSION_MODE: "plan",
         TALKIDE_CLAUDE_ALLOWED_TOOLS: "Bash(npm test:*), Read",
+        TALKIDE_SANDBOX_ALLOWED_HOSTS: "registry.npmjs.org, *.example.com",
+        TALKIDE_PROJECTS_PER_USER: "5",
+        TALKIDE_OWNER_TURN_SHARE: "25",
       },
       "/srv/app",
     );
@@ -95,6 +98,9 @@ describe("loadConfig", () => {
       claudeConfigDir: "/etc/claude",
       claudePermissionMode: "plan",
       claudeAllowedTools: ["Bash(npm test:*)", "Read"],
+      sandboxAllowedHosts: ["registry.npmjs.org", "*.example.com"],
+      projectsPerUser: 5,
+      ownerTurnShare: 25,
       contextLayout: "single",
       turnTimeoutMs: 60000,
       turnQueueLimit: 0,
@@ -113,6 +119,23 @@ describe("loadConfig", () => {
       port: 9090,
       databaseUrl: null,
     });
+  });
+
+  it("refuses a bad host list, project quota, turn share or connection limit", () => {
+    for (const [variable, value] of [
+      ["TALKIDE_SANDBOX_ALLOWED_HOSTS", "https://example.com/"],
+      ["TALKIDE_PROJECTS_PER_USER", "0"],
+      ["TALKIDE_OWNER_TURN_SHARE", "101"],
+      ["TALKIDE_HTTP_HEADERS_TIMEOUT_MS", "10"],
+      ["TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "-1"],
+    ] as const) {
+      expect(() => loadConfig({ [variable]: value }, "/srv"), variable).toThrow(
+        expect.objectContaining({
+          code: "invalid_config",
+          issues: [expect.objectContaining({ variable })],
+        }) as Error,
+      );
+    }
   });
 
   it("names every bad variable and never repeats a value", () => {
