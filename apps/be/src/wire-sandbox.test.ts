@@ -1,5 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { ADMIN_TOKEN_FILE } from "@talkide/service-kit";
 import type { FakeReply, RecordedRequest } from "@talkide/claude-cli/testing";
 import { sql } from "kysely";
@@ -56,6 +56,7 @@ describe.skipIf(!canRun).each([
   let bench: WireBench;
   let adminToken: string;
   const tmpdir = process.env["TMPDIR"];
+  const homes: string[] = [];
 
   beforeAll(async () => {
     // The sandbox gives commands a /dev of their own: a workspace in /dev/shm (where the test
@@ -65,11 +66,18 @@ describe.skipIf(!canRun).each([
       TALKIDE_CLAUDE_ALLOWED_TOOLS: rules,
       ANTHROPIC_API_KEY: KEY,
     });
+    // Claude Code's sandbox (2.1.330) leaves empty files where it bound its protections
+    // (~/.bash_profile, ~/.netrc, …): a home of the test's own, not the machine's.
+    const home = join(bench.harness.dataDir, "..", `${basename(bench.harness.dataDir)}-home`);
+    await mkdir(home, { recursive: true });
+    homes.push(home);
+    bench.harness.claudeEnv["HOME"] = home;
     adminToken = (await readFile(join(bench.harness.dataDir, ADMIN_TOKEN_FILE), "utf8")).trim();
     expect(adminToken.length).toBeGreaterThan(20);
   });
   afterAll(async () => {
     await bench.close();
+    for (const home of homes) await rm(home, { recursive: true, force: true });
     if (tmpdir === undefined) delete process.env["TMPDIR"];
     else process.env["TMPDIR"] = tmpdir;
   });

@@ -28,7 +28,8 @@ const root = mkdtempSync(join(process.env.BENCH_DIR ?? "/var/tmp", "talkide-sand
 const data = join(root, "data");
 const workspace = join(root, "workspaces", "project-1");
 const configDir = join(data, "claude");
-for (const dir of [workspace, configDir, join(data, "tmp")]) mkdirSync(dir, { recursive: true });
+for (const dir of [workspace, configDir, join(data, "tmp"), join(root, "home")])
+  mkdirSync(dir, { recursive: true });
 const keyFile = join(data, "provider-key");
 writeFileSync(keyFile, KEY, { mode: 0o600 });
 
@@ -87,7 +88,8 @@ async function turn(mode: Mode): Promise<{ ms: number; keySeen: boolean }> {
     cwd: workspace,
     env: {
       PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/root",
+      // The sandbox leaves empty files where it binds its protections (~/.bash_profile, …).
+      HOME: join(root, "home"),
       CLAUDE_CONFIG_DIR: configDir,
       TMPDIR: join(data, "tmp"),
       ANTHROPIC_BASE_URL: fake.url,
