@@ -1,11 +1,23 @@
 #!/bin/sh
 # Installs the Debian packages the test suite needs when they are missing: a JDK 17 and the
-# Jackson and JUnit 5 jars for the Kotlin renderer (runtimes/kotlin), and chromium for the web
+# Jackson and JUnit 5 jars for the Kotlin renderer (runtimes/kotlin), chromium for the web
 # console's browser suite (driven by playwright-core; the playwright package's own browser
-# download does not work here). Idempotent: checks first, runs `apt-get update` once and
-# installs only what is missing, without questions.
+# download does not work here), and bubblewrap and socat for Claude Code's sandbox, in which
+# the agent's commands run whenever a tool rule lets it run any (issue 49). Idempotent: checks
+# first, runs `apt-get update` once and installs only what is missing, without questions.
+#   sh scripts/debian-packages.sh           everything above
+#   sh scripts/debian-packages.sh sandbox   only the sandbox's (what `npm start` needs when
+#                                           TALKIDE_CLAUDE_ALLOWED_TOOLS allows commands)
 set -eu
-packages="openjdk-17-jdk-headless libjackson2-databind-java junit5 chromium"
+sandbox_packages="bubblewrap socat"
+case "${1:-all}" in
+  all) packages="openjdk-17-jdk-headless libjackson2-databind-java junit5 chromium $sandbox_packages" ;;
+  sandbox) packages="$sandbox_packages" ;;
+  *)
+    echo "debian-packages: unknown set '$1'; use no argument (everything) or 'sandbox'" >&2
+    exit 2
+    ;;
+esac
 missing=""
 for package in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)

@@ -12,6 +12,12 @@ describe("loadConfig", () => {
       publicUrl: null,
       sessionIdleHours: 168,
       tokenLifetimeDays: 90,
+      connectionLimits: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnectionsPerAddress: 64,
+      },
       dataDir: "/srv/app/.data/be",
       // Outside the checkout, one directory per data dir (12 hex of its sha256).
       workspacesDir: "/home/anna/.local/share/talkide/be/workspaces-8c8eb285c8b9",
@@ -20,9 +26,12 @@ describe("loadConfig", () => {
       claudeConfigDir: "/srv/app/.data/be/claude",
       claudePermissionMode: "acceptEdits",
       claudeAllowedTools: [],
+      sandboxAllowedHosts: [],
       contextLayout: "split",
       turnTimeoutMs: 1_800_000,
       turnQueueLimit: 20,
+      projectsPerUser: 20,
+      ownerTurnShare: 50,
       instanceLeaseSeconds: 20,
       warmProcesses: 4,
       warmIdleMs: 600_000,
@@ -50,6 +59,9 @@ describe("loadConfig", () => {
       {
         TALKIDE_HOST: "0.0.0.0",
         TALKIDE_PORT: "8000",
+        TALKIDE_HTTP_HEADERS_TIMEOUT_MS: "2000",
+        TALKIDE_HTTP_REQUEST_TIMEOUT_MS: "4000",
+        TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0",
         TALKIDE_DATA_DIR: "state",
         TALKIDE_WORKSPACES_DIR: "/var/projects",
         DATABASE_URL: "postgres://u@localhost/db",
@@ -70,6 +82,9 @@ describe("loadConfig", () => {
         TALKIDE_PUBLIC_URL: "https://talkide.example.com/",
         TALKIDE_SESSION_IDLE_HOURS: "8",
         TALKIDE_TOKEN_LIFETIME_DAYS: "30",
+        TALKIDE_SANDBOX_ALLOWED_HOSTS: "registry.npmjs.org, *.example.com",
+        TALKIDE_PROJECTS_PER_USER: "5",
+        TALKIDE_OWNER_TURN_SHARE: "25",
       },
       "/srv/app",
     );
@@ -79,6 +94,12 @@ describe("loadConfig", () => {
       publicUrl: "https://talkide.example.com",
       sessionIdleHours: 8,
       tokenLifetimeDays: 30,
+      connectionLimits: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnectionsPerAddress: 0,
+      },
       dataDir: join("/srv/app", "state"),
       workspacesDir: "/var/projects",
       databaseUrl: "postgres://u@localhost/db",
@@ -86,6 +107,9 @@ describe("loadConfig", () => {
       claudeConfigDir: "/etc/claude",
       claudePermissionMode: "plan",
       claudeAllowedTools: ["Bash(npm test:*)", "Read"],
+      sandboxAllowedHosts: ["registry.npmjs.org", "*.example.com"],
+      projectsPerUser: 5,
+      ownerTurnShare: 25,
       contextLayout: "single",
       turnTimeoutMs: 60000,
       turnQueueLimit: 0,
@@ -108,6 +132,23 @@ describe("loadConfig", () => {
       port: 9090,
       databaseUrl: null,
     });
+  });
+
+  it("refuses a bad host list, project quota, turn share or connection limit", () => {
+    for (const [variable, value] of [
+      ["TALKIDE_SANDBOX_ALLOWED_HOSTS", "https://example.com/"],
+      ["TALKIDE_PROJECTS_PER_USER", "0"],
+      ["TALKIDE_OWNER_TURN_SHARE", "101"],
+      ["TALKIDE_HTTP_HEADERS_TIMEOUT_MS", "10"],
+      ["TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "-1"],
+    ] as const) {
+      expect(() => loadConfig({ [variable]: value }, "/srv"), variable).toThrow(
+        expect.objectContaining({
+          code: "invalid_config",
+          issues: [expect.objectContaining({ variable })],
+        }) as Error,
+      );
+    }
   });
 
   it("names every bad variable and never repeats a value", () => {

@@ -4,7 +4,12 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
-import { ConfigError, parseEnvironment } from "@talkide/service-kit";
+import {
+  ConfigError,
+  DEFAULT_CONNECTION_LIMITS,
+  parseEnvironment,
+  type ConnectionLimits,
+} from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 import { z } from "zod";
 
@@ -26,6 +31,12 @@ export interface Config {
   readonly sessionIdleHours: number;
   /** A new API token's default lifetime (TALKIDE_TOKEN_LIFETIME_DAYS). */
   readonly tokenLifetimeDays: number;
+  /**
+   * Slow clients and many connections: header and request timeouts, and how many open
+   * connections one client address may hold (0: no cap; behind a reverse proxy every client
+   * shares its address).
+   */
+  readonly connectionLimits: ConnectionLimits;
   /** Absolute. Holds the embedded database, the plugin directory and Claude's own state. */
   readonly dataDir: string;
   /**
@@ -47,8 +58,20 @@ export interface Config {
   readonly claudePermissionMode: "default" | "acceptEdits" | "plan";
   /** Extra tool rules for `--allowedTools` (e.g. `Bash(npm test:*)`); empty means none. */
   readonly claudeAllowedTools: readonly string[];
+  /**
+   * Hosts the commands the agent runs may reach from inside the sandbox (only when a rule
+   * above lets it run commands); empty: no network.
+   */
+  readonly sandboxAllowedHosts: readonly string[];
   readonly contextLayout: "split" | "single";
   readonly turnTimeoutMs: number;
+  /**
+   * The share (percent) of an instance's turn slots that the projects of one owner may hold
+   * at once; their further turns wait while others' run. 100: no limit.
+   */
+  readonly ownerTurnShare: number;
+  /** Projects one user may own (be an owner of); one more is refused with 409 `project_quota_reached`. */
+  readonly projectsPerUser: number;
   /** Messages that may wait behind the running turn of one project; one more gets a 409. */
   readonly turnQueueLimit: number;
   /**
@@ -109,6 +132,21 @@ const envSchema = z.object({
     .optional(),
   TALKIDE_SESSION_IDLE_HOURS: integer(DEFAULT_SESSION_IDLE_HOURS, 1, 8784),
   TALKIDE_TOKEN_LIFETIME_DAYS: integer(DEFAULT_TOKEN_LIFETIME_DAYS, 1, MAX_TOKEN_LIFETIME_DAYS),
+  TALKIDE_HTTP_HEADERS_TIMEOUT_MS: integer(
+    DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
+    100,
+    600_000,
+  ),
+  TALKIDE_HTTP_REQUEST_TIMEOUT_MS: integer(
+    DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+    100,
+    3_600_000,
+  ),
+  TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: integer(
+    DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+    0,
+    1_000_000,
+  ),
   TALKIDE_DATA_DIR: z.string().optional(),
   TALKIDE_WORKSPACES_DIR: z.string().optional(),
   XDG_DATA_HOME: z.string().optional(),
@@ -123,11 +161,20 @@ const envSchema = z.object({
     .enum(["default", "acceptEdits", "plan"], { error: "must be default, acceptEdits or plan" })
     .optional(),
   TALKIDE_CLAUDE_ALLOWED_TOOLS: z.string().optional(),
+  TALKIDE_SANDBOX_ALLOWED_HOSTS: z
+    .string()
+    .regex(
+      /^\s*(\*\.)?[A-Za-z0-9.-]+(:\d+)?(\s*,\s*(\*\.)?[A-Za-z0-9.-]+(:\d+)?)*\s*$/,
+      "must be a comma-separated list of host names (a leading *. allows subdomains)",
+    )
+    .optional(),
   TALKIDE_CONTEXT_LAYOUT: z
     .enum(["split", "single"], { error: "must be split or single" })
     .optional(),
   TALKIDE_TURN_TIMEOUT_MS: integer(30 * 60_000, 1, 24 * 60 * 60_000),
   TALKIDE_TURN_QUEUE_LIMIT: integer(20, 0, 1000),
+  TALKIDE_PROJECTS_PER_USER: integer(20, 1, 999),
+  TALKIDE_OWNER_TURN_SHARE: integer(50, 1, 100),
   TALKIDE_INSTANCE_LEASE_SECONDS: integer(
     QUEUE_POLICY.leaseSeconds,
     QUEUE_POLICY.minLeaseSeconds,
@@ -208,6 +255,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     publicUrl: e.TALKIDE_PUBLIC_URL === undefined ? null : new URL(e.TALKIDE_PUBLIC_URL).origin,
     sessionIdleHours: e.TALKIDE_SESSION_IDLE_HOURS,
     tokenLifetimeDays: e.TALKIDE_TOKEN_LIFETIME_DAYS,
+    connectionLimits: {
+      ...DEFAULT_CONNECTION_LIMITS,
+      headersTimeoutMs: e.TALKIDE_HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.TALKIDE_HTTP_REQUEST_TIMEOUT_MS,
+      maxConnectionsPerAddress: e.TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     dataDir,
     workspacesDir:
       e.TALKIDE_WORKSPACES_DIR === undefined
@@ -221,9 +274,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       .split(",")
       .map((rule) => rule.trim())
       .filter((rule) => rule !== ""),
+    sandboxAllowedHosts: (e.TALKIDE_SANDBOX_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((host) => host.trim())
+      .filter((host) => host !== ""),
     contextLayout: e.TALKIDE_CONTEXT_LAYOUT ?? "split",
     turnTimeoutMs: e.TALKIDE_TURN_TIMEOUT_MS,
     turnQueueLimit: e.TALKIDE_TURN_QUEUE_LIMIT,
+    projectsPerUser: e.TALKIDE_PROJECTS_PER_USER,
+    ownerTurnShare: e.TALKIDE_OWNER_TURN_SHARE,
     instanceLeaseSeconds: e.TALKIDE_INSTANCE_LEASE_SECONDS,
     warmProcesses: e.TALKIDE_WARM_PROCESSES,
     warmIdleMs: e.TALKIDE_WARM_IDLE_SECONDS * 1000,

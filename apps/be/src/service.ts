@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
@@ -13,11 +13,18 @@ import {
   promptCacheTtlEnv,
   killLeftoverProcesses,
   WarmProcessPool,
+  assertSandboxAvailable,
+  runsCode,
   startOrphanWatchdog,
 } from "@talkide/claude-cli";
 import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
-import { failTurnsWithoutJob, openTurnQueue, processMarkersOf } from "./agent/turn-queue.ts";
+import {
+  failTurnsWithoutJob,
+  openTurnQueue,
+  ownerTurnLimit,
+  processMarkersOf,
+} from "./agent/turn-queue.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
@@ -28,7 +35,7 @@ import { demoUserSignIn, seedDemo, startBanner, type DemoSeed } from "./demo.ts"
 import { isLoopbackHost, openableUrl } from "./public-url.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
-import { createLogger } from "@talkide/service-kit";
+import { createLogger, makeDataDirPrivate } from "@talkide/service-kit";
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -69,7 +76,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const logger = options.logger ?? createLogger("talkide-be", config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
 
-  await mkdir(config.dataDir, { recursive: true });
+  // Before anything is written: umask 077, the data directory 0700, its files 0600.
+  await makeDataDirPrivate(config.dataDir);
+  // A rule that lets the agent run commands needs the sandbox they run in: refused here, with
+  // what to install, rather than at the first turn (issue 49).
+  const runsCommands = config.claudeAllowedTools.some(runsCode);
+  if (runsCommands) {
+    await assertSandboxAvailable("TALKIDE_CLAUDE_ALLOWED_TOOLS", options.parentEnv ?? process.env);
+  }
   await mkdir(config.workspacesDir, { recursive: true });
   await mkdir(config.claudeConfigDir, { recursive: true });
   const claudeTmpDir = join(config.dataDir, "claude-tmp");
@@ -104,12 +118,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     const ran = await migrateToLatest(database.db);
     logger.info({ database: database.kind, migrations: ran }, "database ready");
+    // The embedded database writes some files with modes of its own at start (its relation
+    // cache): taken back to 0600 once it is up.
+    await makeDataDirPrivate(config.dataDir);
     // Turns run from a queue on the database: FIFO per project across every instance.
     const queue = await openTurnQueue({
       db: database.db,
       connection: database.queueConnection,
       leaseSeconds: config.instanceLeaseSeconds,
       turnTimeoutMs: config.turnTimeoutMs,
+      ...(config.ownerTurnShare >= 100
+        ? {}
+        : { turnsPerOwner: ownerTurnLimit(config.ownerTurnShare) }),
     });
     cleanups.push(() => queue.close());
     const notifications = await TurnEventNotifications.listen(database.queueConnection, logger);
@@ -181,6 +201,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
 
     const parentEnv = options.parentEnv ?? process.env;
+    // With commands allowed, the provider key goes to the CLI in a file of the data directory,
+    // which no command can read, instead of its environment, which every command inherits.
+    const keyFile = runsCommands && apiKey !== null ? join(config.dataDir, "provider-key") : null;
+    if (keyFile !== null && apiKey !== null) await writeFile(keyFile, apiKey, { mode: 0o600 });
+    // Instruction files the agent (or anyone) left in a workspace, moved out before a spawn.
+    const quarantineDir = join(config.dataDir, "quarantine");
     // Projects' Claude Code processes kept alive between turns while nothing they read changed
     // (issue 15). The runner ends them on close; the watchdog, if this process dies.
     const warm = new WarmProcessPool({
@@ -208,15 +234,26 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         agentName: MARA_AGENT_NAME,
         pinned: maraPluginDigest(),
         claudeConfigDir: config.claudeConfigDir,
+        quarantineDir,
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
+        // Commands read nothing of the service, of other projects or of the CLI's own state.
+        sandbox: runsCommands
+          ? {
+              denyRead: [config.dataDir, config.workspacesDir, config.claudeConfigDir],
+              allowedHosts: config.sandboxAllowedHosts,
+              apiKeyFile: keyFile,
+            }
+          : null,
         timeoutMs: config.turnTimeoutMs,
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
         env: () => ({
           ...claudeEnvironment({
             claudeConfigDir: config.claudeConfigDir,
             tmpDir: claudeTmpDir,
-            anthropicApiKey: apiKey,
+            // Sandboxed, the CLI reads the key from its file (apiKeyHelper): no environment a
+            // command inherits holds it (issue 49).
+            anthropicApiKey: keyFile === null ? apiKey : null,
             anthropicBaseUrl: baseUrl,
             passthrough: config.claudeEnvPassthrough,
             parentEnv,
@@ -249,8 +286,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         consoleDir,
         adminToken,
         accounts,
+        projectsPerUser: config.projectsPerUser,
+        quarantineDir,
       },
       logger,
+      config.connectionLimits,
     );
     cleanups.push(() => app.close());
     // Runs before app.close (cleanups run in reverse): aborting the turns ends their event

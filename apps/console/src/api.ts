@@ -160,6 +160,14 @@ export interface AccessListener {
 }
 
 /** The API as the signed-in console uses it; every failure is also told to `listener`. */
+/** An instruction file found in a workspace that the service did not write, and moved out. */
+export interface QuarantinedFile {
+  readonly movedAt: string;
+  readonly path: string;
+  readonly bytes: number;
+  readonly content: string | null;
+}
+
 export class Api {
   private readonly listener: AccessListener;
 
@@ -224,6 +232,17 @@ export class Api {
 
   async createProject(input: Record<string, unknown>): Promise<Project> {
     return (await this.request<{ project: Project }>("POST", "/v1/projects", input)).project;
+  }
+
+  /** Deletes a project with its turns, sessions and workspace (owners only). */
+  async deleteProject(projectId: number): Promise<void> {
+    await this.request<unknown>("DELETE", `/v1/projects/${projectId}`);
+  }
+
+  /** Instruction files moved out of the workspace before a turn (owners only). */
+  async quarantine(projectId: number): Promise<QuarantinedFile[]> {
+    const path = `/v1/projects/${projectId}/quarantine`;
+    return (await this.request<{ files: QuarantinedFile[] }>("GET", path)).files;
   }
 
   async members(projectId: number): Promise<Member[]> {

@@ -92,6 +92,9 @@ describe("loadConfig", () => {
     ["TALKIDE_CLAUDE_EXTRA_ARGS", "--model opus"],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--model", 5]'],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '[""]'],
+    // Issue 49: no command-running rule without a sandbox.
+    ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--allowedTools", "Bash(npm test:*)"]'],
+    ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--allowed-tools=Read,Bash"]'],
     ["TALKIDE_UPSTREAM_URL", "127.0.0.1:7421"],
     ["TALKIDE_UPSTREAM_URL", "ftp://hub.example"],
     ["TALKIDE_PROMPT_CACHE_TTL", "1H"],

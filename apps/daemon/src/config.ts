@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
+import { PROMPT_CACHE_TTLS, runsCode, type PromptCacheTtl } from "@talkide/claude-cli";
 import { parseEnvironment } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 
@@ -71,9 +71,14 @@ const envSchema = z.object({
       }
     })
     .pipe(
-      z.array(z.string().min(1, "must not hold empty arguments"), {
-        error: 'must be a JSON array of strings, e.g. ["--model","opus"]',
-      }),
+      z
+        .array(z.string().min(1, "must not hold empty arguments"), {
+          error: 'must be a JSON array of strings, e.g. ["--model","opus"]',
+        })
+        .refine((args) => !allowsCommands(args), {
+          message:
+            "must not allow commands (a Bash rule in --allowedTools): the daemon has no sandbox for them yet, so its agents run only its own ticlawk (see README, issue 49)",
+        }),
     )
     .default([]),
   TALKIDE_PROMPT_CACHE_TTL: z
@@ -188,4 +193,14 @@ export function loadConfig(
 function sanitizeHostId(name: string): string {
   const safe = name.replace(/[^\p{L}\p{N}._-]/gu, "-").slice(0, 64);
   return safe === "" ? "localhost" : safe;
+}
+
+/** Whether operator arguments add a tool rule that runs commands (`--allowedTools Bash(…)`). */
+function allowsCommands(args: readonly string[]): boolean {
+  return args.some((arg, index) => {
+    const flag = /^--allowed-?[Tt]ools(?:=(.*))?$/i.exec(arg);
+    if (flag === null) return false;
+    const value = flag[1] ?? args[index + 1] ?? "";
+    return value.split(/[,\s]+/).some((rule) => rule !== "" && runsCode(rule));
+  });
 }

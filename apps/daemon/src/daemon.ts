@@ -182,6 +182,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       daemonUrl: () => baseUrl,
       watchdog,
       turnEnvDir: join(config.dataDir, "turn-env"),
+      quarantineDir: join(config.dataDir, "quarantine"),
     };
     const accept = (agentId: string, delivery: unknown) =>
       acceptDelivery({ events, store: (input) => scheduler.store(input) }, agentId, delivery);

@@ -9,7 +9,10 @@ import {
   ApiError,
   BODY_LIMIT_BYTES,
   createLogger,
+  connectionTimeoutOptions,
+  DEFAULT_CONNECTION_LIMITS,
   errorBody,
+  limitConnectionsPerAddress,
   httpUrl,
   loadOrCreateAdminToken,
   mapFastifyError,
@@ -154,6 +157,8 @@ function buildApp(logger: Logger): FastifyInstance {
   };
   const app = Fastify({
     loggerInstance: httpLogger,
+    // Slow headers and bodies time out with 408 (service-kit's defaults).
+    ...connectionTimeoutOptions(DEFAULT_CONNECTION_LIMITS),
     // As the daemon's; sending a message allows more (its attachments).
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: "x-request-id",
@@ -165,6 +170,7 @@ function buildApp(logger: Logger): FastifyInstance {
   });
   // JSON only, UTF-8 only, and no string PostgreSQL cannot store: a 4xx with a stable code
   // before any route runs; path and query values by the same text rules.
+  limitConnectionsPerAddress(app.server, DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress);
   app.removeContentTypeParser("text/plain");
   useStrictJsonBodies(app);
   app.setErrorHandler((error: FastifyError | ApiError | UrlFault, _request, reply) =>

@@ -72,5 +72,12 @@ export {
   type IsolationOptions,
   type IsolationSource,
 } from "./workspace-isolation.ts";
+export {
+  assertSandboxAvailable,
+  runsCode,
+  sandboxSettings,
+  SandboxUnavailableError,
+  type SandboxPolicy,
+} from "./sandbox.ts";
 export { PROMPT_CACHE_TTLS, promptCacheTtlEnv, type PromptCacheTtl } from "./prompt-cache-ttl.ts";
 export { cliFallbackIn, cliFallbackOfTurn, type CliFallback } from "./cli-fallback.ts";

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -24,13 +24,41 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * Makes the data directory private to the service's user before anything is written to it:
+ * the process's umask becomes 077 (so every file the service, its embedded database or the
+ * tools it runs create afterwards is 0600 and every directory 0700, whatever umask the shell
+ * had), the directory is created 0700, and what an earlier start left readable or writable by
+ * others (the embedded database's files, created under a loose umask) loses those bits.
+ * Symbolic links are not followed. Returns how many entries were tightened.
+ */
+export async function makeDataDirPrivate(dataDir: string): Promise<number> {
+  process.umask(0o077);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  return tighten(dataDir);
+}
+
+async function tighten(path: string): Promise<number> {
+  const info = await lstat(path);
+  if (info.isSymbolicLink()) return 0;
+  let tightened = 0;
+  if ((info.mode & 0o077) !== 0) {
+    await chmod(path, info.mode & 0o700);
+    tightened += 1;
+  }
+  if (info.isDirectory()) {
+    for (const entry of await readdir(path)) tightened += await tighten(join(path, entry));
+  }
+  return tightened;
+}
+
 const heldInThisProcess = new Set<string>();
 
 export async function lockDataDir(
   dataDir: string,
   owner: DataDirOwner,
 ): Promise<() => Promise<void>> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makeDataDirPrivate(dataDir);
   // The name predates the hub's move out of the daemon; kept so that a hub and a daemon
   // written before it still see each other's lock.
   const lockPath = join(dataDir, "daemon.lock");

@@ -7,6 +7,7 @@ export {
   ADMIN_TOKEN_FILE,
   loadOrCreateAdminToken,
   lockDataDir,
+  makeDataDirPrivate,
   type DataDirOwner,
 } from "./data-dir.ts";
 export { openDatabase, type DatabaseKind } from "./db/database.ts";
@@ -18,6 +19,12 @@ export {
   mapFastifyError,
   type FastifyErrorWording,
 } from "./http/fastify-errors.ts";
+export {
+  DEFAULT_CONNECTION_LIMITS,
+  connectionTimeoutOptions,
+  limitConnectionsPerAddress,
+  type ConnectionLimits,
+} from "./http/connection-limits.ts";
 export { httpUrl } from "./http/http-url.ts";
 export { parseInput } from "./http/validation.ts";
 export { createLogger, type Logger } from "./logger.ts";

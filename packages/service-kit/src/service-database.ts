@@ -1,4 +1,4 @@
-import { lockDataDir, type DataDirOwner } from "./data-dir.ts";
+import { lockDataDir, makeDataDirPrivate, type DataDirOwner } from "./data-dir.ts";
 import { openDatabase, type OpenDatabase } from "./db/database.ts";
 import { migrateToLatest, type MigrationFolder } from "./db/migrate.ts";
 import type { Logger } from "./logger.ts";
@@ -38,6 +38,9 @@ export async function openServiceDatabase<Tables>(options: {
   try {
     const applied = await migrateToLatest(database.db, options.migrations);
     if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+    // The embedded database writes some files with modes of its own at start (its relation
+    // cache): taken back to 0600 once it is up.
+    await makeDataDirPrivate(options.dataDir);
   } catch (error) {
     await close();
     throw error;

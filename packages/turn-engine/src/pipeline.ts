@@ -153,6 +153,7 @@ async function guardStage<E, S, C extends TurnContext, A extends TurnAttempt>(
     claudeConfigDir: host.claudeConfigDir,
     ...(context.ours === undefined ? {} : { ours: context.ours }),
     ...(context.inspected === undefined ? {} : { inspected: context.inspected }),
+    ...(context.quarantineDir === undefined ? {} : { quarantineDir: context.quarantineDir }),
   });
   host.workspaceGuarded(guarded, to);
   if (!guarded.ok) throw new TurnFailure(guarded.code, guarded.message);
@@ -223,6 +224,11 @@ export interface TurnContext {
   readonly ours?: readonly string[] | undefined;
   /** `inspectWorkspace` of the workspace, when the host started it early (side by side). */
   readonly inspected?: Promise<readonly string[]> | undefined;
+  /**
+   * Where instruction files found in the workspace are moved before the spawn (outside every
+   * workspace); unset: they stay and the CLI loads them (reported only).
+   */
+  readonly quarantineDir?: string | undefined;
 }
 
 /** One run of the turn's message in a session: the first, or the one after an unknown session. */

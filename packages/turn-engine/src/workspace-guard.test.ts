@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WorkspaceIsolationError } from "@talkide/claude-cli";
@@ -30,6 +40,7 @@ describe("the workspace guard", () => {
     expect(first).toEqual({
       ok: true,
       instructionFiles: ["CLAUDE.local.md"],
+      quarantinedTo: null,
       repositoryCreated: true,
     });
     expect((await stat(join(workspaceDir, ".git"))).isDirectory()).toBe(true);
@@ -37,8 +48,51 @@ describe("the workspace guard", () => {
     expect(second).toEqual({
       ok: true,
       instructionFiles: ["CLAUDE.local.md", "CLAUDE.md"],
+      quarantinedTo: null,
       repositoryCreated: false,
     });
+  });
+
+  it("moves the instruction files out of the workspace into a new folder of quarantineDir", async () => {
+    const { root, workspaceDir, claudeConfigDir } = await layout();
+    const quarantineDir = join(root, "quarantine");
+    await writeFile(join(workspaceDir, "CLAUDE.md"), "Rendered by the host.\n");
+    await writeFile(join(workspaceDir, "CLAUDE.local.md"), "Written by the agent.\n");
+    await mkdir(join(workspaceDir, ".claude", "commands"), { recursive: true });
+    await writeFile(join(workspaceDir, ".claude", "commands", "go.md"), "Go.\n");
+    await mkdir(join(workspaceDir, "src"), { recursive: true });
+    await symlink("/etc/hostname", join(workspaceDir, "src", "AGENTS.md"));
+    const guarded = await guardWorkspace({
+      workspaceDir,
+      claudeConfigDir,
+      ours: ["CLAUDE.md"],
+      quarantineDir,
+    });
+    if (!guarded.ok) throw new Error(guarded.message);
+    expect(guarded.instructionFiles).toEqual([
+      ".claude/commands/go.md",
+      "CLAUDE.local.md",
+      "src/AGENTS.md",
+    ]);
+    const folder = guarded.quarantinedTo ?? "";
+    expect(folder.startsWith(join(quarantineDir, ""))).toBe(true);
+    expect(await readFile(join(folder, "CLAUDE.local.md"), "utf8")).toBe("Written by the agent.\n");
+    expect(await readFile(join(folder, ".claude", "commands", "go.md"), "utf8")).toBe("Go.\n");
+    // A link is moved as a link, never followed.
+    expect(await readlink(join(folder, "src", "AGENTS.md"))).toBe("/etc/hostname");
+    expect(await readFile(join(workspaceDir, "CLAUDE.md"), "utf8")).toBe("Rendered by the host.\n");
+    expect(await inspectWorkspace(workspaceDir, claudeConfigDir, ["CLAUDE.md"])).toEqual([]);
+    // The next move goes to a folder of its own.
+    await writeFile(join(workspaceDir, "CLAUDE.local.md"), "Again.\n");
+    const again = await guardWorkspace({
+      workspaceDir,
+      claudeConfigDir,
+      ours: ["CLAUDE.md"],
+      quarantineDir,
+    });
+    if (!again.ok) throw new Error(again.message);
+    expect(again.quarantinedTo).not.toBe(folder);
+    expect(await readdir(quarantineDir)).toHaveLength(2);
   });
 
   it("refuses a workspace below an instruction file, naming it, and creates nothing", async () => {

@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { copyFile, lstat, mkdir, readlink, rename, symlink, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import {
   assertWorkspaceIsolated,
   ensureWorkspaceRepository,
@@ -18,6 +21,12 @@ export interface WorkspaceGuardOptions {
   readonly ours?: readonly string[];
   /** `inspectWorkspace` of the same workspace, when the host started it earlier (side by side). */
   readonly inspected?: Promise<readonly string[]>;
+  /**
+   * Moves the instruction files found out of the workspace, into a new folder of this
+   * directory, before anything is spawned: the CLI never loads what the agent (or anyone with
+   * the workspace) planted. Unset: they are only reported.
+   */
+  readonly quarantineDir?: string;
 }
 
 export type GuardedWorkspace =
@@ -25,6 +34,8 @@ export type GuardedWorkspace =
       readonly ok: true;
       /** Instruction files inside the workspace the host did not write (relative paths). */
       readonly instructionFiles: readonly string[];
+      /** The folder they were moved to (same relative paths), or null when they stayed. */
+      readonly quarantinedTo: string | null;
       /** True when this guard made the workspace a git repository. */
       readonly repositoryCreated: boolean;
     }
@@ -41,9 +52,13 @@ export async function guardWorkspace(options: WorkspaceGuardOptions): Promise<Gu
   try {
     const instructionFiles = await (options.inspected ??
       inspectWorkspace(options.workspaceDir, options.claudeConfigDir, options.ours));
+    const quarantinedTo =
+      options.quarantineDir === undefined || instructionFiles.length === 0
+        ? null
+        : await quarantine(options.workspaceDir, instructionFiles, options.quarantineDir);
     // Made only for a workspace that passed the isolation check.
     const repositoryCreated = await ensureWorkspaceRepository(options.workspaceDir);
-    return { ok: true, instructionFiles, repositoryCreated };
+    return { ok: true, instructionFiles, quarantinedTo, repositoryCreated };
   } catch (error) {
     return {
       ok: false,
@@ -55,6 +70,41 @@ export async function guardWorkspace(options: WorkspaceGuardOptions): Promise<Gu
       error,
     };
   }
+}
+
+/**
+ * Moves `files` (relative to the workspace) into a new folder of `quarantineDir` named by the
+ * time and a random suffix (sortable, never reused), keeping their relative paths. A rename
+ * moves a symbolic link itself, never its target. Returns the folder.
+ */
+export async function quarantine(
+  workspaceDir: string,
+  files: readonly string[],
+  quarantineDir: string,
+): Promise<string> {
+  const folder = join(
+    quarantineDir,
+    `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}`,
+  );
+  for (const file of files) {
+    const target = join(folder, file);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await move(join(workspaceDir, file), target);
+  }
+  return folder;
+}
+
+/** A rename, or across file systems a copy (a link as a link) and an unlink. */
+async function move(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+  }
+  if ((await lstat(from)).isSymbolicLink()) await symlink(await readlink(from), to);
+  else await copyFile(from, to);
+  await unlink(from);
 }
 
 /**

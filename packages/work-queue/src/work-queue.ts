@@ -78,6 +78,12 @@ export interface WorkQueueOptions {
   readonly jobTimeoutMs: number;
   /** Keys this instance runs at the same time. */
   readonly concurrency?: number;
+  /**
+   * Jobs of one group (see {@link EnqueueOptions.group}) that may run at the same time, across
+   * every instance: a group's further jobs wait while others' run (pg-boss's group concurrency).
+   * Unset: no limit per group.
+   */
+  readonly groupConcurrency?: number;
   /** Shown in the instance registry. */
   readonly instanceName?: string;
 }
@@ -100,6 +106,11 @@ export interface KeyLength {
 }
 
 export interface EnqueueOptions<R> {
+  /**
+   * Whose work this is (an owner, a tenant): at most `groupConcurrency` jobs of one group run
+   * at the same time, so one group cannot hold every slot while others wait.
+   */
+  readonly group?: string;
   /**
    * Start the job on this instance, in this transaction, when its key's lane is empty and this
    * instance works the queue with a free slot: no worker has to fetch it (see
@@ -355,12 +366,17 @@ export class WorkQueue<T extends object> {
         }
         const position = length.running + length.waiting;
         const created = await create(trx, position);
-        const runHere = options.runHere === true && position === 0 && this.takeSlotNow();
+        const runHere =
+          options.runHere === true &&
+          position === 0 &&
+          (await this.groupHasRoom(trx, options.group)) &&
+          this.takeSlotNow();
         slot.taken = runHere;
         const envelope: Envelope<T> = { key, payload: created.data };
         await this.boss.send(this.options.queue, envelope, {
           id,
           singletonKey: key,
+          ...(options.group === undefined ? {} : { group: { id: options.group } }),
           db: fromKysely(trx),
         });
         // pg-boss orders a key's jobs by created_on (then by the random id), and created_on is the
@@ -404,6 +420,16 @@ export class WorkQueue<T extends object> {
       }
     }
     return { jobId: id, position, result, runsHere: job !== null };
+  }
+
+  /** Whether a job of `group` may start now: its group runs fewer than `groupConcurrency`. */
+  private async groupHasRoom(trx: Kysely<never>, group: string | undefined): Promise<boolean> {
+    const limit = this.options.groupConcurrency;
+    if (group === undefined || limit === undefined) return true;
+    const { rows } = await sql<{ running: number }>`
+      SELECT count(*)::int AS running FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND state = 'active' AND group_id = ${group}`.execute(trx);
+    return (rows[0]?.running ?? 0) < limit;
   }
 
   /**
@@ -548,6 +574,32 @@ export class WorkQueue<T extends object> {
     return { running: row?.running ?? 0, waiting: row?.waiting ?? 0 };
   }
 
+  /**
+   * Deletes every job of `key` in the caller's transaction (the app deletes what the jobs were
+   * for in the same one), unless one runs or is being abandoned: then nothing is deleted and
+   * the count of those is returned, for the caller to refuse (0: the lane is gone).
+   */
+  async deleteKey(trx: Kysely<never>, key: string): Promise<number> {
+    if (this.options.connection.kind === "server") {
+      // The lock enqueues of the key take: none adds a job while its lane is deleted.
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.options.queue}:${key}`}, 0))`.execute(
+        trx,
+      );
+    }
+    // Locked first, so that a worker's fetch (which skips locked jobs) cannot start one of
+    // them between the count and the delete.
+    const { rows } = await sql<{ state: string }>`
+      SELECT state FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND singleton_key = ${key}
+      FOR UPDATE`.execute(trx);
+    const running = rows.filter((row) => row.state === "active" || row.state === "failed").length;
+    if (running > 0) return running;
+    await sql`
+      DELETE FROM ${sql.table(`${SCHEMA}.job`)}
+      WHERE name = ${this.options.queue} AND singleton_key = ${key}`.execute(trx);
+    return 0;
+  }
+
   /** Jobs ahead of `jobId` in its lane (0: it runs or is next); null once it has finished. */
   async position(key: string, jobId: string): Promise<number | null> {
     const { rows } = await sql<{ ahead: number | null }>`
@@ -583,6 +635,10 @@ export class WorkQueue<T extends object> {
       {
         batchSize: 1,
         localConcurrency: this.concurrency(),
+        // A group at its limit is skipped by the fetch: the next group's job runs instead.
+        ...(this.options.groupConcurrency === undefined
+          ? {}
+          : { groupConcurrency: this.options.groupConcurrency }),
         // The embedded database admits this process alone, and every way a job becomes
         // runnable here (an enqueue, a finished job, a swept one) wakes a worker at once, so
         // polling there is only a backstop. Idle workers' fetches run in the service's own

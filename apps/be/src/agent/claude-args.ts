@@ -1,3 +1,4 @@
+import { sandboxSettings, type SandboxPolicy } from "@talkide/claude-cli";
 import type { MaraPluginDigest } from "@talkide/prompts";
 
 export interface ClaudeSettings {
@@ -10,8 +11,18 @@ export interface ClaudeSettings {
   readonly pinned: MaraPluginDigest;
   /** The CLI's `CLAUDE_CONFIG_DIR`: checked before every spawn, with the workspace's ancestors. */
   readonly claudeConfigDir: string;
+  /**
+   * Instruction files found in a project's workspace before a spawn are moved to
+   * `<quarantineDir>/project-<id>/<when>/`, where the project's owners see them.
+   */
+  readonly quarantineDir?: string;
   readonly permissionMode: "default" | "acceptEdits" | "plan";
   readonly allowedTools: readonly string[];
+  /**
+   * Set when a tool rule lets the agent run code: every process then runs with Claude Code's
+   * sandbox (`--settings`, see `sandboxSettings`). Null: no such rule, no sandbox needed.
+   */
+  readonly sandbox?: SandboxPolicy | null;
   readonly timeoutMs: number;
   readonly killGraceMs?: number;
 }
@@ -33,6 +44,20 @@ export const BUILT_IN_AGENTS_DENIED = [
 ] as const;
 
 /**
+ * Instruction files are the backend's: the agent may not create or change any file Claude
+ * Code would load as instructions or settings, anywhere in its workspace (issue 49). Edit rules
+ * cover every built-in tool that writes files; what a shell command writes is moved out of the
+ * workspace before the next spawn (agent/quarantine.ts) and kept from it by the sandbox.
+ */
+export const INSTRUCTION_FILES_DENIED = [
+  "Edit(**/CLAUDE.md)",
+  "Edit(**/CLAUDE.local.md)",
+  "Edit(**/AGENTS.md)",
+  "Edit(**/.claude/**)",
+  "Edit(**/.mcp.json)",
+] as const;
+
+/**
  * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
  * prompt sections (working directory, date, git status) keeps the system prompt identical
  * across projects and turns, so the provider's prompt cache can be reused. The permission
@@ -40,17 +65,20 @@ export const BUILT_IN_AGENTS_DENIED = [
  * permitted up front is denied.
  */
 export function extraClaudeArgs(
-  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools">,
+  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools" | "sandbox">,
+  workspaceDir: string,
 ): string[] {
   const args = [
     "--exclude-dynamic-system-prompt-sections",
     "--permission-mode",
     settings.permissionMode,
     "--disallowedTools",
-    BUILT_IN_AGENTS_DENIED.join(","),
+    [...BUILT_IN_AGENTS_DENIED, ...INSTRUCTION_FILES_DENIED].join(","),
   ];
   if (settings.allowedTools.length > 0)
     args.push("--allowedTools", settings.allowedTools.join(","));
+  if (settings.sandbox !== undefined && settings.sandbox !== null)
+    args.push("--settings", JSON.stringify(sandboxSettings(workspaceDir, settings.sandbox)));
   return args;
 }
 

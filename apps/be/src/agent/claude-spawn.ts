@@ -18,11 +18,11 @@ export function warmKey(projectId: number): string {
 }
 
 /** The arguments every process of this release starts with, before any resume flags. */
-function baseArgs(claude: ClaudeSettings): string[] {
+function baseArgs(claude: ClaudeSettings, workspaceDir: string): string[] {
   return buildClaudeArgs({
     pluginDir: claude.pluginDir,
     agent: claude.agentName,
-    extraArgs: extraClaudeArgs(claude),
+    extraArgs: extraClaudeArgs(claude, workspaceDir),
   });
 }
 
@@ -33,14 +33,20 @@ function baseArgs(claude: ClaudeSettings): string[] {
 export async function startupDigest(
   claude: ClaudeSettings,
   prepared: PreparedSpawn,
+  /**
+   * Where instruction files were moved before this turn: a process kept from before may have
+   * read them (Claude Code reloads some of them while it runs), so it is never reused then.
+   */
+  movedTo: string | null = null,
 ): Promise<string> {
   const startupFiles = await startupFileDigests(prepared.workspaceDir, prepared.instructionFiles);
   return warmContextDigest({
     args: [
-      ...baseArgs(claude),
+      ...baseArgs(claude, prepared.workspaceDir),
       `agent ${claude.pinned.agentSha256}`,
       `plugin ${claude.pinned.pluginSha256}`,
       `cwd ${prepared.workspaceDir}`,
+      ...(movedTo === null ? [] : [`moved ${movedTo}`]),
     ],
     env: claude.env(),
     files: [
@@ -69,7 +75,7 @@ export function coldStart(
       resumeAtMessageId: session?.resume_at_message_id ?? undefined,
       pluginDir: claude.pluginDir,
       agent: claude.agentName,
-      extraArgs: extraClaudeArgs(claude),
+      extraArgs: extraClaudeArgs(claude, workspaceDir),
     }),
     env: claude.env(),
     markerVariable: TURN_ID_VARIABLE,

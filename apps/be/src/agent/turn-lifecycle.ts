@@ -20,6 +20,7 @@ import { ACTIVE_WRITER_PATH } from "../context/prepare.ts";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
+import { projectQuarantineDir } from "./quarantine.ts";
 import { coldStart, startupDigest, warmKey } from "./claude-spawn.ts";
 import {
   isPinnedToCurrentRelease,
@@ -87,6 +88,8 @@ function backendHost(
   const { db, logger, claude } = services;
   // What a process reads at start is the same for the unknown-session restart: read once.
   const startup: { digest: Promise<string> | null } = { digest: null };
+  /** Where this turn's guard moved instruction files to (null: nothing was moved). */
+  const movedTo: { folder: string | null } = { folder: null };
   return {
     pool: services.warm,
     claudeConfigDir: claude.claudeConfigDir,
@@ -112,6 +115,9 @@ function backendHost(
         ...written,
         ours: OURS,
         inspected: inspection.started ?? inspect(written.workspaceDir),
+        ...(claude.quarantineDir === undefined
+          ? {}
+          : { quarantineDir: projectQuarantineDir(claude.quarantineDir, turn.project_id) }),
       };
     },
     workspaceGuarded: (guarded, to) => {
@@ -121,10 +127,19 @@ function backendHost(
         return;
       }
       if (guarded.instructionFiles.length === 0) return;
+      movedTo.folder = guarded.quarantinedTo;
+      if (guarded.quarantinedTo !== null) {
+        logger.warn(
+          { turnId: turn.id, projectId: turn.project_id, files: guarded.instructionFiles.length },
+          "moved instruction files the backend did not write out of the workspace",
+        );
+      }
       to.emit("workspace.instructions", {
         files: guarded.instructionFiles,
         message:
-          "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them.",
+          guarded.quarantinedTo === null
+            ? "The workspace holds instruction files the backend did not write; Claude Code loads them for this turn. Review or remove them."
+            : "The workspace held instruction files the backend did not write; they were moved out of it before this turn and Claude Code does not load them. The project's owners find them under What Mara sees.",
       });
     },
     // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
@@ -156,7 +171,8 @@ function backendHost(
     },
 
     beginAttempt: (session, context, instructionFiles) => {
-      const digest = startup.digest ?? startupDigest(claude, { ...context, instructionFiles });
+      const digest =
+        startup.digest ?? startupDigest(claude, { ...context, instructionFiles }, movedTo.folder);
       startup.digest = digest;
       return Promise.resolve({
         session,

@@ -2,6 +2,7 @@ import { killLeftoverProcesses } from "@talkide/claude-cli";
 import {
   type AbandonedJob,
   LEASE_EXPIRED,
+  QUEUE_POLICY,
   type QueueConnection,
   WorkQueue,
 } from "@talkide/work-queue";
@@ -48,6 +49,8 @@ export function openTurnQueue(options: {
   connection: QueueConnection;
   leaseSeconds: number;
   turnTimeoutMs: number;
+  /** Turns of one owner's projects that may run at once (see ownerTurnLimit); unset: no limit. */
+  turnsPerOwner?: number;
 }): Promise<WorkQueue<TurnJob>> {
   return WorkQueue.open<TurnJob>({
     connection: options.connection,
@@ -55,7 +58,38 @@ export function openTurnQueue(options: {
     queue: TURN_QUEUE,
     leaseSeconds: options.leaseSeconds,
     jobTimeoutMs: options.turnTimeoutMs,
+    ...(options.turnsPerOwner === undefined ? {} : { groupConcurrency: options.turnsPerOwner }),
   });
+}
+
+/**
+ * How many of an instance's turn slots ({@link QUEUE_POLICY}.concurrency) the projects of one
+ * owner may hold at once, for a share in percent: at least one, at most all of them. With the
+ * default 50% and 8 slots, one owner's turns take at most 4 and the others' turns start while
+ * they run (issue 49, finding 4).
+ */
+export function ownerTurnLimit(sharePercent: number): number {
+  return Math.max(
+    1,
+    Math.min(QUEUE_POLICY.concurrency, Math.floor((QUEUE_POLICY.concurrency * sharePercent) / 100)),
+  );
+}
+
+/** The queue group of a project's turns: its owner (the earliest, if it has several). */
+export async function ownerGroupOf(
+  db: Kysely<DatabaseSchema>,
+  projectId: number,
+): Promise<string | undefined> {
+  const owner = await db
+    .selectFrom("members")
+    .select("user_id")
+    .where("project_id", "=", projectId)
+    .where("role", "=", "owner")
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+  return owner === undefined ? undefined : `owner:${owner.user_id}`;
 }
 
 /**

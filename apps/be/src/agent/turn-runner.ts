@@ -18,7 +18,7 @@ import {
 } from "./turn-events.ts";
 import { storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn, type StartedHere } from "./turn-lifecycle.ts";
-import { failAbandonedTurn, projectLane, type TurnJob } from "./turn-queue.ts";
+import { failAbandonedTurn, ownerGroupOf, projectLane, type TurnJob } from "./turn-queue.ts";
 import { projectSessionPoints } from "./session-points.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -88,6 +88,8 @@ export class TurnRunner {
     }
     const { queueLimit } = this.options;
     let queued: { row: TurnRow; first: TurnEvent };
+    // Turns of one owner's projects hold at most their share of the slots (TALKIDE_OWNER_TURN_SHARE).
+    const group = await ownerGroupOf(this.options.db, options.project.id);
     try {
       const { project, memberId, prompt } = options;
       ({ result: queued } = await this.options.queue.enqueue(
@@ -112,6 +114,7 @@ export class TurnRunner {
           // A message for an idle project starts here, taken by its own enqueue: no worker
           // has to fetch the job, and the turn is live (its events in memory) from the first.
           runHere: true,
+          ...(group === undefined ? {} : { group }),
           beforeRunHere: ({ row, first }) => {
             this.startedHere.set(row.id, { turn: row, project });
             this.liveTurn(row.id, [first]);
@@ -132,6 +135,14 @@ export class TurnRunner {
     // A turn that waits in the queue may run on another instance: clients follow it through
     // the stored events and their announcements until an instance runs it.
     return queued.row;
+  }
+
+  /**
+   * Deletes the project's waiting jobs in `trx`, unless its turn runs: then nothing is deleted
+   * and the count of running jobs is returned (see WorkQueue.deleteKey).
+   */
+  removeProjectJobs(trx: Kysely<DatabaseSchema>, projectId: number): Promise<number> {
+    return this.options.queue.deleteKey(trx as unknown as Kysely<never>, projectLane(projectId));
   }
 
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */

@@ -281,7 +281,8 @@ describe("turns with the fake claude", () => {
         "acceptEdits",
         // Claude Code's own agents would see CLAUDE.md: only the plugin's team agents may run.
         "--disallowedTools",
-        "Agent(general-purpose),Agent(claude),Agent(statusline-setup),Agent(Explore),Agent(Plan)",
+        "Agent(general-purpose),Agent(claude),Agent(statusline-setup),Agent(Explore),Agent(Plan)," +
+          "Edit(**/CLAUDE.md),Edit(**/CLAUDE.local.md),Edit(**/AGENTS.md),Edit(**/.claude/**),Edit(**/.mcp.json)",
       ];
       // Every message goes in as one stream-json line, warm or cold, so both send one request.
       const streamJson = ["--input-format", "stream-json"];

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
@@ -93,7 +93,7 @@ describe("warm turns", () => {
     expect(records[2]?.argv).toContain("--resume-session-at");
   });
 
-  it("starts cold when the agent wrote an instruction file into its workspace", async () => {
+  it("starts cold when the agent wrote an instruction file into its workspace (moved out first)", async () => {
     const { harness, anna } = await setup();
     const project = await newProject(harness, anna);
     await turn(harness, anna, project.id, "one");
@@ -106,6 +106,9 @@ describe("warm turns", () => {
       process: "cold",
       coldReason: "context_changed",
     });
+    // Moved out of the workspace before that turn (issue 49).
+    expect(existsSync(join(project.workspaceDir, ".claude", "rules", "x.md"))).toBe(false);
+    // Planted again, by the same name: a process that was alive meanwhile is not reused.
     writeFileSync(join(project.workspaceDir, ".claude", "rules", "x.md"), "Be briefer.\n");
     expect((await turn(harness, anna, project.id, "four")).started).toMatchObject({
       process: "cold",

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Project } from "@talkide/be-api";
 import { derivePorts, renderProjectYml } from "@talkide/ports";
@@ -63,9 +65,40 @@ const projectLimitReached = (): ApiError =>
     "project_limit_reached",
     "Project ids run from 1 to 999 because each id derives the project's ports " +
       "(8090 + id, 5200 + id) and larger ids would collide with the platform's own ports. " +
-      "All 999 ids are used; no more projects can be created on this installation.",
-    { title: "No project id left" },
+      "All 999 ids are used on this installation; this limit is the platform's own, not a " +
+      "setting. An owner who deletes a project frees its id.",
+    {
+      title: "No project id left",
+      extensions: { limit: "project_ids", max: 999, setBy: "platform" },
+    },
   );
+
+/** Projects one user may own unless the operator sets TALKIDE_PROJECTS_PER_USER. */
+export const DEFAULT_PROJECTS_PER_USER = 20;
+
+const projectQuotaReached = (max: number): ApiError =>
+  new ApiError(
+    409,
+    "project_quota_reached",
+    `You own ${max} project(s), the most this installation allows each user ` +
+      "(TALKIDE_PROJECTS_PER_USER, set by its operator). Delete one of your projects, or ask " +
+      "the operator to raise the limit.",
+    {
+      title: "Project quota reached",
+      extensions: { limit: "projects_per_user", max, setBy: "operator" },
+    },
+  );
+
+/** Projects the user owns (is an owner member of); counted under the creators' table lock. */
+async function ownedProjectCount(trx: Kysely<DatabaseSchema>, userId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("members")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("user_id", "=", userId)
+    .where("role", "=", "owner")
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
 
 /**
  * The lowest project id in 1..999 that no project holds. Ids stay dense: a creation that
@@ -94,7 +127,13 @@ export function workspaceDirFor(workspacesDir: string, projectId: number): strin
  */
 export async function createProject(
   db: Kysely<DatabaseSchema>,
-  options: { userId: string; workspacesDir: string; input: CreateProjectInput },
+  options: {
+    userId: string;
+    workspacesDir: string;
+    input: CreateProjectInput;
+    /** Projects one user may own (TALKIDE_PROJECTS_PER_USER). */
+    projectsPerUser?: number;
+  },
 ): Promise<ProjectView> {
   const { input, userId } = options;
   // An invisible value (only U+200B, U+FEFF, … and white space) counts as blank: refused
@@ -162,6 +201,8 @@ export async function createProject(
 
   return db.transaction().execute(async (trx) => {
     const id = await nextProjectId(trx);
+    const quota = options.projectsPerUser ?? DEFAULT_PROJECTS_PER_USER;
+    if ((await ownedProjectCount(trx, userId)) >= quota) throw projectQuotaReached(quota);
     const workspaceDir = workspaceDirFor(options.workspacesDir, id);
     const row = await trx
       .insertInto("projects")
@@ -199,4 +240,60 @@ export async function listProjects(
     .orderBy("projects.id")
     .execute();
   return rows.map(projectView);
+}
+
+/**
+ * Deletes a project for one of its owners: its turns (with their events), sessions (with their
+ * transcripts), members and waiting queue jobs, then its workspace; its id is free again. A
+ * project whose turn runs is refused (409 `project_busy`): the turn would go on writing into
+ * the workspace. The workspace is first moved aside inside the transaction, so a failed
+ * deletion leaves it where it was and a new project never finds the old one's files.
+ */
+export async function deleteProject(
+  db: Kysely<DatabaseSchema>,
+  options: {
+    projectId: number;
+    role: "owner" | "member";
+    workspaceDir: string;
+    workspacesDir: string;
+    /** Deletes the project's queue jobs in the transaction; returns how many were running. */
+    removeQueuedWork: (trx: Kysely<DatabaseSchema>) => Promise<number>;
+  },
+): Promise<void> {
+  if (options.role !== "owner") {
+    throw new ApiError(403, "owner_required", "Ask an owner of this project to delete it.", {
+      title: "Only an owner can delete a project",
+    });
+  }
+  const aside = join(
+    options.workspacesDir,
+    `.deleted-project-${options.projectId}-${randomUUID()}`,
+  );
+  const workspace = { moved: false };
+  try {
+    await db.transaction().execute(async (trx) => {
+      if ((await options.removeQueuedWork(trx)) > 0) {
+        throw new ApiError(
+          409,
+          "project_busy",
+          "A turn is running for this project; delete it again once the turn has finished.",
+          { title: "Mara is busy with this project" },
+        );
+      }
+      // Turns first: they also point at members and sessions, which the project's own
+      // cascade removes.
+      await trx.deleteFrom("turns").where("project_id", "=", options.projectId).execute();
+      await trx.deleteFrom("projects").where("id", "=", options.projectId).execute();
+      try {
+        await rename(options.workspaceDir, aside);
+        workspace.moved = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    });
+  } catch (error) {
+    if (workspace.moved) await rename(aside, options.workspaceDir).catch(() => undefined);
+    throw error;
+  }
+  if (workspace.moved) await rm(aside, { recursive: true, force: true });
 }

@@ -1,5 +1,11 @@
 import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  connectionTimeoutOptions,
+  limitConnectionsPerAddress,
+  type ConnectionLimits,
+} from "@talkide/service-kit";
 import { urlFaultOf, useStrictJsonBodies, useStrictUrls } from "@talkide/strict-json";
 import { registerAccountRoutes } from "./account.ts";
 import { registerAdminRoutes } from "./admin.ts";
@@ -16,9 +22,12 @@ import { registerSecurityHeaders } from "./security-headers.ts";
 export async function buildApp(
   deps: AppDependencies,
   logger: FastifyBaseLogger,
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
+    // Slow headers and bodies time out with 408 (TALKIDE_HTTP_*_TIMEOUT_MS).
+    ...connectionTimeoutOptions(limits),
     // Routine request lines at debug: the start banner stays in view (TALKIDE_LOG_LEVEL=debug).
     logController: new QuietRequestLog(),
     bodyLimit: 1024 * 1024,
@@ -31,6 +40,8 @@ export async function buildApp(
       void errorHandler(urlFaultOf(error), request, reply);
     },
   });
+  // One address cannot hold every file descriptor (TALKIDE_HTTP_MAX_CONNECTIONS_PER_ADDRESS).
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
   // JSON only: a text/plain body would otherwise reach the handlers as a string.
   app.removeContentTypeParser("text/plain");
   // UTF-8 only, and no string PostgreSQL cannot store: refused with a stable code before any

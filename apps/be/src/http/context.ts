@@ -21,6 +21,10 @@ export interface AppDependencies {
   /** The local admin token the `/admin/v1` routes take (see admin.ts); null disables them. */
   readonly adminToken?: string | null;
   readonly accounts: AccountSettings;
+  /** Projects one user may own (TALKIDE_PROJECTS_PER_USER); unset: the default. */
+  readonly projectsPerUser?: number;
+  /** Where instruction files moved out of workspaces are kept (see agent/quarantine.ts). */
+  readonly quarantineDir?: string;
 }
 
 /** How people reach the service and how long their sign-ins last (config.ts). */

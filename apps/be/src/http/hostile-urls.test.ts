@@ -36,6 +36,8 @@ describe("hostile URLs on every route", () => {
   let harness: Harness;
   let token: string;
   let projectId: number;
+  /** Someone else's project: the walk of DELETE /v1/projects/:id must not delete its own. */
+  let strangersProjectId: number;
 
   beforeAll(async () => {
     harness = await startHarness();
@@ -49,6 +51,15 @@ describe("hostile URLs on every route", () => {
       defaultProject,
     );
     projectId = created.body.project.id;
+    const bob = await harness.createUser({ email: "bob@example.com", displayName: "Bob" });
+    const bobs = await api<{ project: { id: number } }>(
+      harness,
+      bob.token,
+      "POST",
+      "/v1/projects",
+      defaultProject,
+    );
+    strangersProjectId = bobs.body.project.id;
   });
 
   afterAll(async () => {
@@ -59,10 +70,25 @@ describe("hostile URLs on every route", () => {
     "gives each a stable 4xx in problem+json, repeating nothing",
     { timeout: 600_000 },
     async () => {
-      const routes = guardedRoutes(harness.service.app);
-      expect(routes.map((r) => `${r.method} ${r.url}`)).toContain(
-        "GET /v1/projects/:projectId/turns",
-      );
+      const all = guardedRoutes(harness.service.app);
+      expect(all.map((r) => `${r.method} ${r.url}`)).toContain("GET /v1/projects/:projectId/turns");
+      const isDelete = (r: { method: string; url: string }) =>
+        r.method === "DELETE" && r.url === "/v1/projects/:projectId";
+      const routes = all.filter((r) => !isDelete(r));
+      // Deleting is walked on a project the token cannot see: an accepted hostile query value
+      // must not take the project the other routes are walked on.
+      const deletes = all.filter(isDelete);
+      expect(deletes).toHaveLength(1);
+      expect(
+        await walkHostileUrls({
+          baseUrl: harness.url,
+          routes: deletes,
+          params: { projectId: String(strangersProjectId) },
+          queryNames: ["limit", "before"],
+          tokens: [null, token],
+          errorShapeFault: problemShapeFault,
+        }),
+      ).toEqual([]);
       const faults = await walkHostileUrls({
         baseUrl: harness.url,
         routes,

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
+import { listQuarantined, removeQuarantined } from "../agent/quarantine.ts";
 import { renderContext } from "../context/prepare.ts";
 import { failQueuedTurnsOfMember } from "../agent/turn-queue.ts";
 import { memberIsCurrent, removeMember } from "../domain/member-removal.ts";
@@ -12,6 +13,7 @@ import { listMembers, updateMember, updateMemberSchema } from "../domain/members
 import {
   createProject,
   createProjectSchema,
+  deleteProject,
   listProjects,
   projectView,
 } from "../domain/projects.ts";
@@ -109,6 +111,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       userId: currentUser(request).id,
       workspacesDir: deps.workspacesDir,
       input,
+      ...(deps.projectsPerUser === undefined ? {} : { projectsPerUser: deps.projectsPerUser }),
     });
     const membership = await requireMembership(db, project.id, currentUser(request).id);
     return reply
@@ -123,6 +126,21 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       project: projectView(membership.project),
       members: await listMembers(db, membership),
     };
+  });
+
+  /** An owner deletes the project with everything of it; its id is free again. */
+  app.delete("/v1/projects/:projectId", async (request, reply) => {
+    const membership = await membershipOf(deps, request);
+    await deleteProject(db, {
+      projectId: membership.project.id,
+      role: membership.role,
+      workspaceDir: membership.project.workspace_dir,
+      workspacesDir: deps.workspacesDir,
+      removeQueuedWork: (trx) => deps.runner.removeProjectJobs(trx, membership.project.id),
+    });
+    if (deps.quarantineDir !== undefined)
+      await removeQuarantined(deps.quarantineDir, membership.project.id);
+    return reply.code(204).send();
   });
 
   app.get("/v1/projects/:projectId/members", async (request) => {
@@ -165,6 +183,28 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       layout: deps.layout,
     });
     return { layout: deps.layout, activeMemberId: membership.memberId, files: rendered.files };
+  });
+
+  /**
+   * Instruction files found in the workspace before a spawn that the backend did not render,
+   * moved out of it so that Claude Code never loaded them: for the project's owners to review.
+   */
+  app.get("/v1/projects/:projectId/quarantine", async (request) => {
+    const membership = await membershipOf(deps, request);
+    if (membership.role !== "owner") {
+      throw new ApiError(
+        403,
+        "owner_required",
+        "Ask an owner of this project: only owners see the files moved out of its workspace.",
+        { title: "Only an owner can see moved files" },
+      );
+    }
+    return {
+      files:
+        deps.quarantineDir === undefined
+          ? []
+          : await listQuarantined(deps.quarantineDir, membership.project.id),
+    };
   });
 
   /** One of those files, as raw bytes: `/context/CLAUDE.md`, `/context/.talkide/project.yml`. */

@@ -14,7 +14,10 @@ import {
 import {
   ApiError,
   BODY_LIMIT_BYTES,
+  connectionTimeoutOptions,
+  DEFAULT_CONNECTION_LIMITS,
   errorBody,
+  limitConnectionsPerAddress,
   mapFastifyError,
   type DatabaseKind,
   type Logger,
@@ -73,6 +76,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   };
   const app = Fastify({
     loggerInstance: httpLogger,
+    // Slow headers and bodies time out with 408 (service-kit's defaults).
+    ...connectionTimeoutOptions(DEFAULT_CONNECTION_LIMITS),
     bodyLimit: BODY_LIMIT_BYTES,
     // Request ids in logs tie a refusal to the caller's request without logging content.
     requestIdHeader: "x-request-id",
@@ -84,6 +89,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   // JSON only: a text body would reach validation as a string and blur the error.
+  limitConnectionsPerAddress(app.server, DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress);
   app.removeContentTypeParser("text/plain");
   // UTF-8 only, and no string PostgreSQL cannot store (NUL, lone surrogates): a 4xx with a
   // stable code before any route runs, on the daemon's routes and on any an extension adds.

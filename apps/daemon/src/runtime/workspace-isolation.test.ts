@@ -1,4 +1,4 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -51,7 +51,7 @@ describe("agent workspaces stand alone", { timeout: 300_000 }, () => {
     expect(response.body.error.path).toBe("workspaceDir");
   });
 
-  it("runs a turn in its own git repository with the daemon's config dir and reports instruction files inside", async () => {
+  it("runs a turn in its own git repository with the daemon's config dir, and moves out and reports instruction files inside", async () => {
     const { td, dir, events } = await daemon();
     const workspace = join(dir, "agents", "cook");
     await td.api.registerAgent("cook", workspace);
@@ -66,6 +66,14 @@ describe("agent workspaces stand alone", { timeout: 300_000 }, () => {
       agentId: "cook",
       files: ["CLAUDE.md"],
     });
+    // Issue 49: moved out of the workspace before the spawn, kept under the data directory.
+    await expect(stat(join(workspace, "CLAUDE.md"))).rejects.toThrow();
+    const quarantine = join(dir, "data", "quarantine");
+    const [agentFolder] = await readdir(quarantine);
+    const [moved] = await readdir(join(quarantine, agentFolder ?? ""));
+    expect(
+      await readFile(join(quarantine, agentFolder ?? "", moved ?? "", "CLAUDE.md"), "utf8"),
+    ).toBe("Written by the agent.\n");
     const [record] = await readFakeClaudeRecords(join(dir, "records.jsonl"));
     expect(record?.env).toMatchObject({
       CLAUDE_CONFIG_DIR: join(dir, "data", "claude"),

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   cliFallbackOfTurn,
@@ -74,6 +74,16 @@ export interface TurnContext {
   readonly watchdog: OrphanWatchdog;
   /** Where each session's current-turn values are written for `ticlawk` (turn-env-file.ts). */
   readonly turnEnvDir: string;
+  /**
+   * Instruction files found in a workspace before a turn are moved to a folder of this
+   * directory (one per agent) so the CLI never loads them; unset: they stay and are reported.
+   */
+  readonly quarantineDir?: string;
+}
+
+/** One folder per agent, named by a digest of its id (any id is a safe file name then). */
+function agentQuarantineDir(root: string, agentId: string): string {
+  return join(root, `agent-${createHash("sha256").update(agentId).digest("hex").slice(0, 16)}`);
 }
 
 /**
@@ -140,7 +150,14 @@ function deliveryHost(
     prepareContext: () => {
       try {
         const wake = buildInboundWakePrompt(parseDelivery(delivery.payload));
-        return Promise.resolve({ workspaceDir: delivery.workspace_dir, inspected, wake });
+        return Promise.resolve({
+          workspaceDir: delivery.workspace_dir,
+          inspected,
+          wake,
+          ...(ctx.quarantineDir === undefined
+            ? {}
+            : { quarantineDir: agentQuarantineDir(ctx.quarantineDir, delivery.agent_id) }),
+        });
       } catch (error) {
         // Stored deliveries were valid when accepted; a stricter schema of a newer daemon can
         // still refuse one. It cannot become valid by waiting, so it fails.
@@ -148,7 +165,8 @@ function deliveryHost(
         throw new TurnFailure("invalid_payload", `The stored delivery no longer validates: ${why}`);
       }
     },
-    // Instruction files inside the workspace (the daemon writes none there) are reported.
+    // Instruction files inside the workspace (the daemon writes none there) are moved out
+    // before the spawn (when the daemon has a quarantine directory) and reported.
     workspaceGuarded: (guarded, bus) => {
       if (!guarded.ok || guarded.instructionFiles.length === 0) return;
       bus.publish({

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { assertSandboxAvailable, runsCode, sandboxSettings } from "./sandbox.ts";
+
+describe("runsCode", () => {
+  it.each([
+    ["Bash", true],
+    ["Bash(npm test:*)", true],
+    ["Bash(*)", true],
+    [" Bash(talkide-ports check)", true],
+    ["PowerShell", true],
+    ["Read", false],
+    ["Edit(src/**)", false],
+    ["WebFetch(domain:example.com)", false],
+    ["BashOutput", false],
+  ])("%s: %s", (rule, expected) => {
+    expect(runsCode(rule)).toBe(expected);
+  });
+});
+
+describe("sandboxSettings", () => {
+  it("turns the sandbox on with no way around it, the workspace readable, the key by helper", () => {
+    expect(
+      sandboxSettings("/srv/w/project-1", {
+        denyRead: ["/srv/data", "/srv/w"],
+        allowedHosts: ["registry.npmjs.org"],
+        apiKeyFile: "/srv/data/it's-key",
+      }),
+    ).toEqual({
+      apiKeyHelper: "cat '/srv/data/it'\\''s-key'",
+      sandbox: {
+        enabled: true,
+        failIfUnavailable: true,
+        allowUnsandboxedCommands: false,
+        autoAllowBashIfSandboxed: false,
+        filesystem: { denyRead: ["/srv/data", "/srv/w"], allowRead: ["/srv/w/project-1"] },
+        network: { allowedDomains: ["registry.npmjs.org"] },
+      },
+    });
+    expect(sandboxSettings("/w", { denyRead: [], allowedHosts: [] })).not.toHaveProperty(
+      "apiKeyHelper",
+    );
+  });
+});
+
+describe("assertSandboxAvailable", () => {
+  it("says what to install when bubblewrap and socat are missing", async () => {
+    const refused = assertSandboxAvailable("TALKIDE_CLAUDE_ALLOWED_TOOLS", {
+      PATH: "/nonexistent",
+    });
+    await expect(refused).rejects.toMatchObject({
+      code: "sandbox_unavailable",
+      message: expect.stringContaining(
+        "it needs bubblewrap and socat: install them (sudo apt-get install bubblewrap socat, or sh scripts/debian-packages.sh)",
+      ) as unknown,
+    });
+    await expect(refused).rejects.toThrow(
+      /^TALKIDE_CLAUDE_ALLOWED_TOOLS lets the agent run commands/,
+    );
+  });
+
+  it.runIf(process.platform === "linux")(
+    "passes where the sandbox runs (CI installs it)",
+    async () => {
+      await expect(assertSandboxAvailable("X")).resolves.toBeUndefined();
+    },
+  );
+});
