@@ -15,7 +15,7 @@ describe("loadConfig", () => {
       connectionLimits: {
         headersTimeoutMs: 10_000,
         requestTimeoutMs: 30_000,
-        keepAliveTimeoutMs: 5_000,
+        keepAliveTimeoutMs: 72_000,
         maxConnectionsPerAddress: 64,
       },
       dataDir: "/srv/app/.data/be",
@@ -97,7 +97,7 @@ describe("loadConfig", () => {
       connectionLimits: {
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
-        keepAliveTimeoutMs: 5_000,
+        keepAliveTimeoutMs: 72_000,
         maxConnectionsPerAddress: 0,
       },
       dataDir: join("/srv/app", "state"),

@@ -1,12 +1,18 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { ADMIN_TOKEN_FILE } from "@talkide/service-kit";
-import type { FakeReply, RecordedRequest } from "@talkide/claude-cli/testing";
+import {
+  sandboxSuiteCanRun,
+  type FakeReply,
+  type RecordedRequest,
+} from "@talkide/claude-cli/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realClaudeCanRun, startWireBench, type WireBench } from "./test-support/wire-harness.ts";
 
-const canRun = realClaudeCanRun("the @talkide/be sandbox wire suite");
+const canRun =
+  realClaudeCanRun("the @talkide/be sandbox wire suite") &&
+  (await sandboxSuiteCanRun("the @talkide/be sandbox wire suite"));
 
 /** The provider key the service is given: a canary no command may read. */
 const KEY = "sk-ant-api03-KEYCANARY-0123456789";

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
 /**
@@ -55,9 +55,4 @@ async function filesUnder(folder: string): Promise<string[]> {
     .filter((entry) => !entry.isDirectory())
     .map((entry) => relative(folder, join(entry.parentPath, entry.name)))
     .sort();
-}
-
-/** Forgets the project's quarantined files (the project is deleted; its id may come back). */
-export async function removeQuarantined(root: string, projectId: number): Promise<void> {
-  await rm(projectQuarantineDir(root, projectId), { recursive: true, force: true });
 }

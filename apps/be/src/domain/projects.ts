@@ -255,7 +255,11 @@ export async function deleteProject(
     projectId: number;
     role: "owner" | "member";
     workspaceDir: string;
-    workspacesDir: string;
+    /**
+     * Further directories of the project that go with it (the instruction files moved out of
+     * its workspace): each moved aside beside itself in the transaction, like the workspace.
+     */
+    alsoDirs?: readonly string[];
     /** Deletes the project's queue jobs in the transaction; returns how many were running. */
     removeQueuedWork: (trx: Kysely<DatabaseSchema>) => Promise<number>;
   },
@@ -265,11 +269,8 @@ export async function deleteProject(
       title: "Only an owner can delete a project",
     });
   }
-  const aside = join(
-    options.workspacesDir,
-    `.deleted-project-${options.projectId}-${randomUUID()}`,
-  );
-  const workspace = { moved: false };
+  const suffix = `.deleted-${randomUUID()}`;
+  const moved: string[] = [];
   try {
     await db.transaction().execute(async (trx) => {
       if ((await options.removeQueuedWork(trx)) > 0) {
@@ -284,16 +285,18 @@ export async function deleteProject(
       // cascade removes.
       await trx.deleteFrom("turns").where("project_id", "=", options.projectId).execute();
       await trx.deleteFrom("projects").where("id", "=", options.projectId).execute();
-      try {
-        await rename(options.workspaceDir, aside);
-        workspace.moved = true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      for (const dir of [options.workspaceDir, ...(options.alsoDirs ?? [])]) {
+        try {
+          await rename(dir, `${dir}${suffix}`);
+          moved.push(dir);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        }
       }
     });
   } catch (error) {
-    if (workspace.moved) await rename(aside, options.workspaceDir).catch(() => undefined);
+    for (const dir of moved) await rename(`${dir}${suffix}`, dir).catch(() => undefined);
     throw error;
   }
-  if (workspace.moved) await rm(aside, { recursive: true, force: true });
+  for (const dir of moved) await rm(`${dir}${suffix}`, { recursive: true, force: true });
 }

@@ -116,7 +116,7 @@ describe("an owner deletes a project", () => {
     expect(existsSync(project.workspaceDir)).toBe(false);
     // Nothing of it is left beside the workspaces either.
     expect(
-      readdirSync(join(harness.dataDir, "workspaces")).filter((n) => n.startsWith(".deleted")),
+      readdirSync(join(harness.dataDir, "workspaces")).filter((n) => n.includes(".deleted")),
     ).toEqual([]);
     expect((await api(harness, anna.token, "GET", `/v1/projects/${project.id}`)).status).toBe(404);
 

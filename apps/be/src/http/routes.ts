@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
-import { listQuarantined, removeQuarantined } from "../agent/quarantine.ts";
+import { listQuarantined, projectQuarantineDir } from "../agent/quarantine.ts";
 import { renderContext } from "../context/prepare.ts";
 import { failQueuedTurnsOfMember } from "../agent/turn-queue.ts";
 import { memberIsCurrent, removeMember } from "../domain/member-removal.ts";
@@ -135,11 +135,12 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
       projectId: membership.project.id,
       role: membership.role,
       workspaceDir: membership.project.workspace_dir,
-      workspacesDir: deps.workspacesDir,
+      alsoDirs:
+        deps.quarantineDir === undefined
+          ? []
+          : [projectQuarantineDir(deps.quarantineDir, membership.project.id)],
       removeQueuedWork: (trx) => deps.runner.removeProjectJobs(trx, membership.project.id),
     });
-    if (deps.quarantineDir !== undefined)
-      await removeQuarantined(deps.quarantineDir, membership.project.id);
     return reply.code(204).send();
   });
 

@@ -28,6 +28,7 @@ export {
   REAL_CLAUDE_VERSION,
   realClaudeEnv,
   realClaudeSuiteCanRun,
+  sandboxSuiteCanRun,
   resolveRealClaudePath,
   type RealClaudeEnvOptions,
 } from "./real-claude.ts";

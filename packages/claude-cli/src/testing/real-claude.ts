@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { findBundledClaudePath } from "../bundled-claude.ts";
+import { assertSandboxAvailable } from "../sandbox.ts";
 
 /** The Claude Code release the wire tests pin (devDependency `@anthropic-ai/claude-code`). */
 export const REAL_CLAUDE_VERSION = "2.1.330";
@@ -87,5 +88,24 @@ export function realClaudeSuiteCanRun(
     throw new Error(`${missing} Under CI=true this suite fails instead of skipping.`);
   }
   console.warn(`\n!!! SKIPPING: ${missing} !!!\n`);
+  return false;
+}
+
+/**
+ * Whether a suite that runs commands in Claude Code's sandbox can run here (bubblewrap and
+ * socat installed and working: `sh scripts/debian-packages.sh sandbox`). Like
+ * {@link realClaudeSuiteCanRun}: skipped loudly locally, a failure under CI=true.
+ */
+export async function sandboxSuiteCanRun(suite: string): Promise<boolean> {
+  const unavailable = await assertSandboxAvailable(suite).then(
+    () => null,
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (unavailable === null) return true;
+  const ci = (process.env["CI"] ?? "").trim().toLowerCase();
+  if (ci !== "" && ci !== "false" && ci !== "0") {
+    throw new Error(`${unavailable} Under CI=true this suite fails instead of skipping.`);
+  }
+  console.warn(`\n!!! SKIPPING: ${unavailable} !!!\n`);
   return false;
 }

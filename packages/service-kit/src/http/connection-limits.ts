@@ -11,7 +11,11 @@ export interface ConnectionLimits {
   readonly headersTimeoutMs: number;
   /** A whole request, headers and body, must have arrived within this; the answer is not limited. */
   readonly requestTimeoutMs: number;
-  /** An idle kept-alive connection is closed after this. */
+  /**
+   * An idle kept-alive connection is closed after this (Fastify's own default: longer than
+   * the clients' and proxies' idle timeouts, so a client never reuses a socket as it closes;
+   * the per-address cap bounds how many wait).
+   */
   readonly keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; more are closed at once. 0: no cap. */
   readonly maxConnectionsPerAddress: number;
@@ -20,7 +24,7 @@ export interface ConnectionLimits {
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 72_000,
   maxConnectionsPerAddress: 64,
 };
 
