@@ -14,6 +14,7 @@ import type {
   Seat,
   SeatLink,
   Turn,
+  TurnRecord,
 } from "@talkide/be-api";
 import { projectIdOfPath } from "./project-access.ts";
 import type { SignInCredential } from "./sign-in-code.ts";
@@ -30,7 +31,13 @@ export type {
   Seat,
   SeatLink,
   Turn,
+  TurnRecord,
 };
+
+/** The code and words of a request that never reached the service (offline, service down). */
+export const UNREACHABLE_CODE = "service_unreachable";
+export const UNREACHABLE_MESSAGE =
+  "The service cannot be reached right now. The console keeps trying; check your connection if this lasts.";
 
 // The answers of the link routes (previews, accepting an invite) are not in @talkide/be-api
 // yet: kept here, as the API describes them, until they are.
@@ -121,13 +128,20 @@ export async function toApiError(response: Response): Promise<ApiError> {
  * token) and the Origin header on state-changing requests. 204 answers give undefined.
  */
 async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, {
-    method,
-    credentials: "same-origin",
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      ...(body === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    });
+  } catch {
+    // fetch rejects only when no answer came at all; its own text ("Failed to fetch") means
+    // nothing to a person, so the error says what happened in words.
+    throw new ApiError(0, UNREACHABLE_CODE, UNREACHABLE_MESSAGE, {});
+  }
   if (!response.ok) throw await toApiError(response);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
@@ -290,6 +304,29 @@ export class Api {
   async turns(projectId: number): Promise<Turn[]> {
     const path = `/v1/projects/${projectId}/turns?limit=200`;
     return (await this.request<{ turns: Turn[] }>("GET", path)).turns;
+  }
+
+  async turn(projectId: number, turnId: string): Promise<Turn> {
+    const path = `/v1/projects/${projectId}/turns/${encodeURIComponent(turnId)}`;
+    return (await this.request<{ turn: Turn }>("GET", path)).turn;
+  }
+
+  /** Sends a message; the project's event stream brings the turn's progress to every tab. */
+  async sendMessage(projectId: number, text: string): Promise<TurnRecord> {
+    const path = `/v1/projects/${projectId}/messages`;
+    return (await this.request<{ turn: TurnRecord }>("POST", path, { text })).turn;
+  }
+
+  /** Stops a queued or running turn (any member); it then ends as `stopped`. */
+  async stopTurn(projectId: number, turnId: string): Promise<Turn> {
+    const path = `/v1/projects/${projectId}/turns/${encodeURIComponent(turnId)}/stop`;
+    return (await this.request<{ turn: Turn }>("POST", path)).turn;
+  }
+
+  /** A new turn with the message of a failed or stopped one, written by the caller. */
+  async retryTurn(projectId: number, turnId: string): Promise<Turn> {
+    const path = `/v1/projects/${projectId}/turns/${encodeURIComponent(turnId)}/retry`;
+    return (await this.request<{ turn: Turn }>("POST", path)).turn;
   }
 
   async context(projectId: number): Promise<{ layout: string; files: ContextFile[] }> {

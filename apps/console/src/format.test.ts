@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Turn } from "./api.ts";
-import { DEMO_COST_NOTE, formatCliFallback, formatTurnCost, formatTurnTokens } from "./format.ts";
+import { formatCliFallback, formatTurnTokens } from "./format.ts";
 
-// A turn record as GET /v1/projects/:id/turns returns it, stubbed: only the cost fields matter.
+// A turn record as GET /v1/projects/:id/turns returns it, stubbed: only the fields under test matter.
 const turn = (fields: Partial<Turn>): Turn => ({
   id: "t1",
   projectId: 1,
@@ -28,24 +28,10 @@ const turn = (fields: Partial<Turn>): Turn => ({
   usage: null,
   sessionCacheReuse: null,
   cliFallback: null,
+  author: "Anna",
+  stoppedBy: null,
+  notes: [],
   ...fields,
-});
-
-describe("formatTurnCost", () => {
-  it("shows a real model's cost as it is", () => {
-    expect(formatTurnCost(turn({}))).toBe("cost $0.0498 (session total $0.0996)");
-  });
-
-  it("says beside a demo turn's cost that it is not real money", () => {
-    expect(formatTurnCost(turn({ demoModel: true }))).toBe(
-      `cost $0.0498 (session total $0.0996) · ${DEMO_COST_NOTE}`,
-    );
-    expect(DEMO_COST_NOTE).toBe("not real money — local demo model");
-  });
-
-  it("says 'unknown' for a cost the CLI did not report, and leaves out a missing total", () => {
-    expect(formatTurnCost(turn({ costUsd: null, cumulativeCostUsd: null }))).toBe("cost unknown");
-  });
 });
 
 describe("formatTurnTokens", () => {

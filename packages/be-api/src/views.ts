@@ -147,6 +147,11 @@ export const turnSchema = turnRecordSchema.extend({
   author: z.string(),
   /** Who stopped the turn (their salutation), once someone asked it to stop; otherwise null. */
   stoppedBy: z.string().nullable(),
+  /**
+   * What happened on the way, in words, in order: the model API's retries, a busy port, a new
+   * session, instruction files moved out of the workspace (`kind` is the event's name).
+   */
+  notes: z.array(z.strictObject({ kind: z.string(), message: z.string() })).readonly(),
 });
 
 /** `GET /v1/projects/:id/context`: every file the next spawn would get. */

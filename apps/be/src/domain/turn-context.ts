@@ -6,6 +6,14 @@ import type { TurnView } from "./turns.ts";
 /** How the turn's Claude Code process started: a new process ("cold") or a kept-alive one. */
 export type TurnProcess = "cold" | "warm";
 
+/** The events whose `message` a person reads beside the turn (the Turn's `notes`). */
+export const NOTE_EVENTS: readonly string[] = [
+  "agent.api_retry",
+  "port.busy",
+  "session.reset",
+  "workspace.instructions",
+];
+
 /** What prepare-spawn recorded for a turn, read back from its stored events. */
 type TurnContextRecord = TurnContext;
 
@@ -26,11 +34,12 @@ export async function withTurnContext(
           .selectFrom("turn_events")
           .select(["turn_id", "type", "data"])
           .where("turn_id", "in", ids)
-          .where("type", "in", ["turn.started", "context.written"])
+          .where("type", "in", ["turn.started", "context.written", ...NOTE_EVENTS])
           .orderBy("seq")
           .execute();
   const people = await writersAndStoppers(db, ids);
   const contexts = new Map<string, TurnContextRecord>();
+  const notes = new Map<string, Array<{ kind: string; message: string }>>();
   const processes = new Map<string, TurnProcess>();
   for (const row of rows) {
     const data = (row.data ?? {}) as Record<string, unknown>;
@@ -39,6 +48,11 @@ export async function withTurnContext(
     }
     // The last one wins: a turn whose session was reset writes its context once all the same.
     if (row.type === "context.written") contexts.set(row.turn_id, contextRecord(data));
+    if (NOTE_EVENTS.includes(row.type) && typeof data.message === "string") {
+      const held = notes.get(row.turn_id) ?? [];
+      held.push({ kind: row.type, message: data.message });
+      notes.set(row.turn_id, held);
+    }
   }
   return turns.map((turn) => ({
     ...turn,
@@ -47,6 +61,7 @@ export async function withTurnContext(
     process: turn.process ?? processes.get(turn.id) ?? null,
     author: people.get(turn.id)?.author ?? "",
     stoppedBy: turn.status === "stopped" ? (people.get(turn.id)?.stoppedBy ?? null) : null,
+    notes: notes.get(turn.id) ?? [],
   }));
 }
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { sql, type Kysely } from "kysely";
 import type { TurnEventNotifications } from "../agent/event-notifications.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { withTurnContext } from "../domain/turn-context.ts";
+import { NOTE_EVENTS, withTurnContext } from "../domain/turn-context.ts";
 import { turnView } from "../domain/turns.ts";
 
 /**
@@ -11,8 +11,9 @@ import { turnView } from "../domain/turns.ts";
  * database numbered them (migration 0015), as server-sent events that any member's open console
  * follows. Frames name what a chat needs, not the engine's internals:
  *
- * - `turn.changed {turn}`: a turn was queued (someone's message), started, or ended
- *   (succeeded, failed, stopped): the turn as `GET …/turns/:id` shows it now;
+ * - `turn.changed {turn}`: a turn was queued (someone's message), started, got a note (a
+ *   retry of the model API, a busy port, …) or ended (succeeded, failed, stopped): the turn as
+ *   `GET …/turns/:id` shows it now;
  * - `turn.text {turnId, text}`: a block of Mara's answer as it arrives;
  * - `members.changed {}`: the roster changed;
  * - `ready {}`: everything after the reader's `Last-Event-ID` has been sent.
@@ -25,13 +26,14 @@ const KEEP_ALIVE_MS = 15_000;
 const ACCESS_CHECK_MS = 2_000;
 const PAGE = 500;
 
-/** The turn events that change what a chat shows of a turn. */
+/** The turn events that change what a chat shows of a turn (its state, or its notes). */
 const TURN_STATE_EVENTS = new Set([
   "turn.queued",
   "turn.started",
   "turn.succeeded",
   "turn.failed",
   "turn.stopped",
+  ...NOTE_EVENTS,
 ]);
 
 interface ProjectEventRow {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
@@ -127,4 +128,77 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
       (v) =>
         `${v.impact ?? "?"} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`,
     );
+}
+
+/**
+ * A TCP proxy in front of the service, for a browser to see the service go away and come
+ * back while the service itself (its database, its turns) carries on: `stop()` cuts every
+ * connection and refuses new ones, as a stopped service does; `start()` accepts again on the
+ * same port, so the pages' origin stays the same. Host and Origin pass through unchanged.
+ */
+export interface ServiceOutage {
+  /** The proxy's base URL (`http://127.0.0.1:<port>`): what the browser opens. */
+  readonly url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startOutageProxy(target: string): Promise<ServiceOutage> {
+  const { port: targetPort, hostname } = new URL(target);
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  };
+  let server = createServer();
+  let port = 0;
+  const listen = async (): Promise<void> => {
+    server = createServer((client) => {
+      const upstream = connect(Number(targetPort), hostname);
+      track(client);
+      track(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        resolve();
+      });
+    });
+    const address = server.address();
+    if (address !== null && typeof address === "object") port = address.port;
+  };
+  const stop = async (): Promise<void> => {
+    const closed = new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+  await listen();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop,
+    start: listen,
+    close: async () => {
+      if (server.listening) await stop();
+    },
+  };
+}
+
+/** Every axe-core violation (any impact) inside `selector`, readably. */
+export async function axeViolationsIn(page: Page, selector: string): Promise<string[]> {
+  await page.evaluate(`${AXE_SOURCE}\n;true`);
+  const violations = await page.evaluate<unknown[]>(
+    `axe.run(${JSON.stringify(selector)}).then((result) => result.violations)`,
+  );
+  return (violations as AxeViolation[]).map(
+    (v) =>
+      `${v.impact ?? "?"} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`,
+  );
 }
