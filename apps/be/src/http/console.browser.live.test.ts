@@ -361,6 +361,24 @@ describeInChromium("the live conversation in the web console", () => {
     }
   });
 
+  it("reconnects when the service is stopped and started again, and shows every message sent meanwhile", async () => {
+    // The real thing: the service closes (its streams end) and a new one starts on the same
+    // data directory and port; the browsers' streams reconnect by themselves.
+    await harness.restart();
+    const sent = await api(harness, anna.token, "POST", `/v1/projects/${projectId}/messages`, {
+      text: "Zpráva po restartu.",
+    });
+    expect(sent.status).toBe(202);
+    for (const page of [annaPage, bobPage]) {
+      const caughtUp = turnCard(page, 7);
+      await caughtUp.getByText("Zpráva po restartu.").waitFor({ timeout: LIVE_MS * 10 });
+      await caughtUp.getByTestId("reply").waitFor({ timeout: TURN_TIMEOUT_MS });
+      await page.getByTestId("reconnecting").waitFor({ state: "detached", timeout: 30_000 });
+      // The earlier conversation is all there.
+      await turnCard(page, 6).getByText("Zpráva během výpadku.").waitFor();
+    }
+  });
+
   it("keeps the composer on screen on a phone, with a hint for touch and a word for an empty message", async () => {
     const phone = await bobContext.newPage();
     errors.set("bob, phone", collectConsoleErrors(phone));

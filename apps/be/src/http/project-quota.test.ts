@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  addMember,
   api,
   defaultProject,
   sendMessage,
@@ -72,7 +73,7 @@ describe("projects per user (issue 49, finding 3)", () => {
       "/v1/projects",
     );
     const id = projects.body.projects[0]?.id ?? 0;
-    const added = await api(harness, mallory.token, "POST", `/v1/projects/${id}/members`, {
+    const added = await addMember(harness, mallory.token, id, {
       email: "bob@example.com",
       salutation: "Bob",
     });

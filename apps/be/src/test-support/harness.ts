@@ -34,6 +34,8 @@ export interface Harness {
     displayName: string;
     phone?: string | null;
   }): Promise<TestUser>;
+  /** Stops the service and starts it again on the same data directory and port. */
+  restart(): Promise<void>;
   /** The API token of a user this harness created, by their e-mail. */
   tokenOf(email: string): string;
   /** An absolute one-time sign-in link (`…/#code=tksi_…`) for a user this harness created. */
@@ -86,19 +88,29 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     FAKE_CLAUDE_STATE_DIR: join(dataDir, "fake-claude-state"),
     ...options.claudeEnv,
   };
-  const service = await startService({
-    config,
-    logger: createLogger("talkide-be", "debug", sink),
-    print: (text) => printed.push(text),
-    claudeEnvOverrides: claudeEnv,
-    killGraceMs: 200,
-    ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
-    ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
-  });
+  const start = (port: number): Promise<RunningService> =>
+    startService({
+      config: { ...config, port },
+      logger: createLogger("talkide-be", "debug", sink),
+      print: (text) => printed.push(text),
+      claudeEnvOverrides: claudeEnv,
+      killGraceMs: 200,
+      ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
+      ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
+    });
+  let service = await start(config.port);
   const tokens = new Map<string, { id: string; token: string }>();
   return {
-    service,
+    get service() {
+      return service;
+    },
     url: service.url,
+    async restart() {
+      await service.close();
+      // The same data directory and the same address: what a person sees as the service
+      // stopped and started again.
+      service = await start(service.port);
+    },
     dataDir,
     logs,
     printed,
