@@ -6,8 +6,8 @@
 # start, growing) and the V8 heaps of the hundreds of Node processes the tests start. Neither V8
 # nor PGlite asks for huge pages, so `madvise` gives them none. With `always`, three fresh
 # PGlite databases took 8.6 s of CPU instead of 14.1 s (page faults 620,000 -> 72,000), and the
-# backend's tests, alternating, about 15% less CPU; the daemon's showed no clear change (the
-# README's "Working in the repo" has the runs). It changes no test and no result.
+# backend's tests, alternating, about 15% less CPU; the daemon's showed no clear change (see
+# docs/test-suite.md). It changes no test and no result.
 #
 # Usage: sh scripts/huge-pages.sh set        .ci/run: prints the mode it found, then sets `always`
 #        sh scripts/huge-pages.sh restore M  .ci/run, at its end: sets mode M again
@@ -55,7 +55,7 @@ case "${1:-}" in
   hint)
     mode=$(current_mode)
     if [ -n "$mode" ] && [ "$mode" != always ]; then
-      echo "note: transparent huge pages are '$mode' here; the tests take less time with 'always' (echo always | sudo tee $knob; README: Working in the repo)" >&2
+      echo "note: transparent huge pages are '$mode' here; the tests take less time with 'always' (echo always | sudo tee $knob; docs/test-suite.md)" >&2
     fi
     ;;
   *)

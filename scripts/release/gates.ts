@@ -147,7 +147,7 @@ export function changedExpectedFiles(released: string | null, current: string): 
 }
 
 /**
- * One line per suite for the changelog and the root README's version notes:
+ * One line per suite for the changelog and the version notes (docs/versions.md):
  * `claude-md: 2 added (a, b); 1 changed (c)`. A case counts once per kind of change.
  */
 export function summarizeCaseChanges(changes: readonly string[]): string[] {

@@ -81,7 +81,7 @@ function demoBanner(seed: DemoSeed, url: string): string {
     "",
     `The demo user's API token "${DEMO_TOKEN_NAME}" below is shown only this once (stored`,
     "hashed; it expires in 90 days and can be ended in the console's Account view). For curl,",
-    "paste these two lines into a second terminal (README, Driving the backend with curl):",
+    "paste these two lines into a second terminal (docs/walkthrough.md, the backend with curl):",
     "",
     `  export TALKIDE_TOKEN=${seed.token}`,
     `  export TALKIDE_URL=${url}`,
