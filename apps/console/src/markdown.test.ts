@@ -56,12 +56,20 @@ describe("renderAnswer", () => {
     expect(html).toContain('class="language-ts"');
   });
 
-  it("opens links in a new tab that cannot reach back, and links bare addresses", () => {
-    const html = renderAnswer("[docs](https://vuejs.org) and www.example.org");
+  it("opens links in a new tab that cannot reach back, and links bare addresses with a scheme", () => {
+    const html = renderAnswer("[docs](https://vuejs.org) and http://www.example.org");
     expect(html).toContain(
       '<a href="https://vuejs.org" target="_blank" rel="noopener noreferrer nofollow">docs</a>',
     );
     expect(html).toContain('href="http://www.example.org"');
+  });
+
+  it("links no file name as if it were a website (CLAUDE.md, package.json, a@b.md)", () => {
+    const html = renderAnswer(
+      "Read CLAUDE.md, then package.json and .talkide/project.yml; ask a@b.md.",
+    );
+    expect(html).not.toContain("<a");
+    expect(html).toContain("CLAUDE.md");
   });
 
   it("shows raw HTML as text, never as HTML", () => {

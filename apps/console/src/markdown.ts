@@ -14,6 +14,10 @@ export function isSafeHref(href: string): boolean {
 }
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true });
+// Only addresses written with their scheme become links: a file name such as `CLAUDE.md` or
+// `package.json` reads as a domain to fuzzy linkify (.md and .json are top-level domains) and
+// would link a workspace file to a stranger's website.
+markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
 markdown.disable("image");
 // markdown-it's own check refuses javascript:, vbscript:, file: and data: URLs; this one lets
 // through only the three schemes an answer needs (a relative link would point into the console).
