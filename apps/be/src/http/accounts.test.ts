@@ -285,7 +285,8 @@ describe("accounts a team can live with", () => {
 
     // Olga's turn runs slowly; Bob's message waits behind it in the project's queue.
     harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "slow";
-    harness.claudeEnv.FAKE_CLAUDE_DELAY_MS = "4000";
+    // Far longer than the stream's access check: the stream must end by the check, not the turn.
+    harness.claudeEnv.FAKE_CLAUDE_DELAY_MS = "30000";
     try {
       const running = await api<{ turn: { id: string } }>(
         harness,
@@ -308,7 +309,6 @@ describe("accounts a team can live with", () => {
         { headers: { authorization: `Bearer ${bob.token}`, accept: "text/event-stream" } },
       );
       const reading = stream.text();
-      const removedAt = Date.now();
       const removed = await api(
         harness,
         olga.token,
@@ -316,9 +316,8 @@ describe("accounts a team can live with", () => {
         `/v1/projects/${project}/members/${bobMember.id}`,
       );
       expect(removed.status).toBe(204);
-      // The stream ends by the access check, well before the slow turn finishes.
+      // The stream ends by the access check, long before the slow turn finishes.
       const followed = await reading;
-      expect(Date.now() - removedAt).toBeLessThan(3_500);
       expect(stream.status).toBe(200);
       expect(followed).toContain("turn.started");
       expect(followed).not.toContain("turn.succeeded");
