@@ -7,12 +7,16 @@ import type {
   BrowserSession,
   ContextFile,
   Invite,
+  InviteAccepted,
+  InvitePreview,
   Me,
   Member,
   PortState,
   Project,
+  QuarantinedFile,
   Seat,
   SeatLink,
+  SignInPreview,
   Turn,
   TurnRecord,
 } from "@talkide/be-api";
@@ -24,12 +28,16 @@ export type {
   BrowserSession,
   ContextFile,
   Invite,
+  InviteAccepted,
+  InvitePreview,
   Me,
   Member,
   PortState,
   Project,
+  QuarantinedFile,
   Seat,
   SeatLink,
+  SignInPreview,
   Turn,
   TurnRecord,
 };
@@ -38,26 +46,6 @@ export type {
 export const UNREACHABLE_CODE = "service_unreachable";
 export const UNREACHABLE_MESSAGE =
   "The service cannot be reached right now. The console keeps trying; check your connection if this lasts.";
-
-// The answers of the link routes (previews, accepting an invite) are not in @talkide/be-api
-// yet: kept here, as the API describes them, until they are.
-
-/** `POST /v1/sign-in/preview`: whom a sign-in link signs in, without spending it. */
-export interface SignInPreview {
-  readonly account: { readonly displayName: string };
-  readonly expiresAt: string;
-  /** Who this browser is signed in as now, when the backend says (null: signed out). */
-  readonly signedInAs?: { readonly displayName: string } | null;
-}
-
-/** `POST /v1/invites/preview`: what a seat's link offers, without spending it. */
-export interface InvitePreview {
-  readonly project: { readonly name: string };
-  readonly salutation: string;
-  readonly role: "owner" | "member";
-  readonly expiresAt: string;
-  readonly signedInAs: { readonly displayName: string } | null;
-}
 
 export type InviteAcceptance =
   { readonly join: "signed-in" } | { readonly join: "new-account"; readonly displayName: string };
@@ -161,7 +149,7 @@ export const publicApi = {
     send<InvitePreview>("POST", "/v1/invites/preview", { code }),
   async acceptInvite(code: string, acceptance: InviteAcceptance): Promise<number> {
     const body = { code, ...acceptance };
-    return (await send<{ project: { id: number } }>("POST", "/v1/invites/accept", body)).project.id;
+    return (await send<InviteAccepted>("POST", "/v1/invites/accept", body)).project.id;
   },
 };
 
@@ -174,14 +162,6 @@ export interface AccessListener {
 }
 
 /** The API as the signed-in console uses it; every failure is also told to `listener`. */
-/** An instruction file found in a workspace that the service did not write, and moved out. */
-export interface QuarantinedFile {
-  readonly movedAt: string;
-  readonly path: string;
-  readonly bytes: number;
-  readonly content: string | null;
-}
-
 export class Api {
   private readonly listener: AccessListener;
 

@@ -66,6 +66,45 @@ export const seatLinkSchema = z.strictObject({
 /** `POST /v1/projects/:id/invites` and `POST …/invites/:seatId/link`. */
 export const inviteSchema = z.strictObject({ seat: seatSchema, link: seatLinkSchema });
 
+/** Who a browser is signed in as, when a link's preview is asked signed in (null: signed out). */
+const signedInAsSchema = z.strictObject({ displayName: z.string() }).nullable();
+
+/** `POST /v1/sign-in/preview`: whom a sign-in link signs in, without spending it. */
+export const signInPreviewSchema = z.strictObject({
+  account: z.strictObject({ displayName: z.string() }),
+  expiresAt: z.string(),
+  signedInAs: signedInAsSchema,
+});
+
+/** `POST /v1/sign-in`: the account this browser is signed in to now. */
+export const signedInSchema = z.strictObject({
+  user: z.strictObject({ id: z.string(), displayName: z.string() }),
+});
+
+/** `POST /v1/invites/preview`: what a seat's link offers, without spending it. */
+export const invitePreviewSchema = z.strictObject({
+  project: z.strictObject({ name: z.string() }),
+  salutation: z.string(),
+  role: z.enum(["owner", "member"]),
+  expiresAt: z.string(),
+  signedInAs: signedInAsSchema,
+});
+
+/** `POST /v1/invites/accept`: the project joined (and, for a new account, who it is). */
+export const inviteAcceptedSchema = z.strictObject({
+  user: z.strictObject({ id: z.string(), displayName: z.string() }).optional(),
+  project: z.strictObject({ id: z.int() }),
+});
+
+/** `GET /v1/projects/:id/quarantine`: instruction files moved out of the workspace. */
+export const quarantinedFileSchema = z.strictObject({
+  movedAt: z.string(),
+  path: z.string(),
+  bytes: z.int(),
+  /** Null for a link, a binary file or one over 64 KiB. */
+  content: z.string().nullable(),
+});
+
 /** `GET /v1/me/sessions`: the caller's browser sessions. */
 export const browserSessionSchema = z.strictObject({
   id: z.string(),
@@ -173,6 +212,10 @@ export type Seat = z.infer<typeof seatSchema>;
 export type SeatLink = z.infer<typeof seatLinkSchema>;
 export type Invite = z.infer<typeof inviteSchema>;
 export type BrowserSession = z.infer<typeof browserSessionSchema>;
+export type SignInPreview = z.infer<typeof signInPreviewSchema>;
+export type InvitePreview = z.infer<typeof invitePreviewSchema>;
+export type InviteAccepted = z.infer<typeof inviteAcceptedSchema>;
+export type QuarantinedFile = z.infer<typeof quarantinedFileSchema>;
 export type ApiToken = z.infer<typeof apiTokenSchema>;
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 export type TurnContext = z.infer<typeof turnContextSchema>;

@@ -1,11 +1,19 @@
 import {
+  apiTokenSchema,
+  browserSessionSchema,
   contextFileSchema,
+  inviteAcceptedSchema,
+  invitePreviewSchema,
   inviteSchema,
   memberSchema,
   meSchema,
   portStateSchema,
   projectSchema,
+  quarantinedFileSchema,
   recognizeStoredEvent,
+  seatSchema,
+  signedInSchema,
+  signInPreviewSchema,
   turnRecordSchema,
   turnSchema,
 } from "@talkide/be-api";
@@ -80,13 +88,54 @@ describe("the API contract (@talkide/be-api) against the real service", () => {
       activeMemberId: z.string(),
       files: z.array(contextFileSchema),
     }).parse(await get(`${base}/context`));
-    const invite = await api(harness, anna.token, "POST", `${base}/invites`, {
-      email: "bob@example.com",
-      salutation: "Bobe",
-    });
+    const invite = await api<{ seat: { id: string }; link: { code: string } }>(
+      harness,
+      anna.token,
+      "POST",
+      `${base}/invites`,
+      { email: "bob@example.com", salutation: "Bobe" },
+    );
     inviteSchema.parse(invite.body);
+    z.strictObject({ seats: z.array(seatSchema) }).parse(await get(`${base}/invites`));
+    const relinked = await api<{ link: { code: string } }>(
+      harness,
+      anna.token,
+      "POST",
+      `${base}/invites/${invite.body.seat.id}/link`,
+    );
+    inviteSchema.parse(relinked.body);
+    invitePreviewSchema.parse(
+      (await api(harness, null, "POST", "/v1/invites/preview", { code: relinked.body.link.code }))
+        .body,
+    );
+    inviteAcceptedSchema.parse(
+      (
+        await api(harness, null, "POST", "/v1/invites/accept", {
+          code: relinked.body.link.code,
+          join: "new-account",
+        })
+      ).body,
+    );
+    const link = new URL(await harness.signInLink("anna@example.com"));
+    const code = link.hash.slice("#code=".length);
+    signInPreviewSchema.parse(
+      (await api(harness, null, "POST", "/v1/sign-in/preview", { code })).body,
+    );
+    signedInSchema.parse((await api(harness, null, "POST", "/v1/sign-in", { code })).body);
+    z.strictObject({ sessions: z.array(browserSessionSchema) }).parse(await get("/v1/me/sessions"));
+    const made = await api(harness, anna.token, "POST", "/v1/me/tokens", { name: "contract" });
+    z.strictObject({ token: apiTokenSchema, secret: z.string() }).parse(made.body);
+    z.strictObject({ tokens: z.array(apiTokenSchema).min(1) }).parse(await get("/v1/me/tokens"));
+    z.strictObject({ files: z.array(quarantinedFileSchema) }).parse(
+      await get(`${base}/quarantine`),
+    );
     const queued = await api(harness, anna.token, "POST", `${base}/messages`, { text: "Znovu" });
     z.strictObject({ turn: turnRecordSchema, events: z.string() }).parse(queued.body);
+    const queuedId = (queued.body as { turn: { id: string } }).turn.id;
+    const stopped = await api(harness, anna.token, "POST", `${base}/turns/${queuedId}/stop`);
+    // Stopped while queued, or it had finished already: either way the contract's answer.
+    if (stopped.status === 202) z.strictObject({ turn: turnSchema }).parse(stopped.body);
+    else expect(stopped.body).toMatchObject({ code: "turn_finished" });
   });
 
   it("streams a stored event of an older shape or an unknown name exactly as stored", async () => {
