@@ -8,6 +8,7 @@ import {
   promptCacheTtlEnv,
   type PromptCacheTtl,
   type OrphanWatchdog,
+  turnErrorFor,
 } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import {
@@ -218,7 +219,9 @@ function deliveryHost(
         return;
       }
       await recordFailedTurn(ctx, delivery, log, attempt, outcome.result, false);
-      await fail(ctx, delivery, outcome.result.reason, outcome.result.message);
+      // What people read is the engine's safe message; the CLI's own text (which may hold a
+      // gateway's address or the provider's words) goes to the operator's log only.
+      await fail(ctx, delivery, outcome.result.reason, turnErrorFor(outcome.result).message);
     },
     failed: async (error) => {
       if (!(error instanceof TurnFailure)) throw error;
@@ -401,7 +404,7 @@ async function recordFailedTurn(
     ok: false,
     runtimeSessionId: failure.sessionId,
     failureReason: reason,
-    failureMessage: failure.message,
+    failureMessage: turnErrorFor(failure).message,
     exitCode: failure.exitCode,
     costUsd: null,
     cumulativeCostUsd: failure.totalCostUsd,
@@ -419,7 +422,14 @@ async function recordFailedTurn(
     retrying: unknownSession,
   });
   log.warn(
-    { turnId, sessionId, reason: failure.reason, unknownSession, retrying: unknownSession },
+    {
+      turnId,
+      sessionId,
+      reason: failure.reason,
+      detail: failure.message,
+      unknownSession,
+      retrying: unknownSession,
+    },
     "turn failed",
   );
 }

@@ -159,6 +159,10 @@ describe("warm turns in the daemon", () => {
     writeFileSync(scenarioFile, "is_error\n");
     const failed = await deliver(td);
     expect(failed.done).toMatchObject({ state: "failed", failureReason: "is_error" });
+    // The engine's words for people, never the CLI's raw error text (issue 50's drift).
+    const said = JSON.stringify([failed.done, failed.turn]);
+    expect(said).not.toContain("Internal server error (fake)");
+    expect(said).toContain("model provider");
     expect(failed.turn?.process).toBe("warm");
     writeFileSync(scenarioFile, "ok\n");
     const next = await deliver(td);
