@@ -336,8 +336,14 @@ export function defineSessionSuite(backend: Backend): void {
 
       describe("runtime failures end the turn with a clear reason and leave the session usable", () => {
         it.each([
-          ["is_error", { FAKE_CLAUDE_SCENARIO: "is_error" }, "is_error", /API Error/],
-          ["crash", { FAKE_CLAUDE_SCENARIO: "crash" }, "crashed", /exited with code 1/],
+          // In the engine's words, never the CLI's own ("API Error: …" stays in the log).
+          ["is_error", { FAKE_CLAUDE_SCENARIO: "is_error" }, "is_error", /^The model provider/],
+          [
+            "crash",
+            { FAKE_CLAUDE_SCENARIO: "crash" },
+            "crashed",
+            /^The agent runtime stopped before it finished this turn/,
+          ],
           [
             "hang",
             { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_IGNORE_SIGTERM: "1" },
@@ -364,6 +370,7 @@ export function defineSessionSuite(backend: Backend): void {
           const failed = await deliverAndSettle(td, "gus", failing);
           expect(failed).toMatchObject({ state: "failed", failureReason: reason });
           expect(failed.failureMessage).toMatch(message);
+          expect(failed.failureMessage).not.toMatch(/API Error/);
           const [turn] = await td.api.turns(`&deliveryId=${failed.id}`);
           expect(turn).toMatchObject({ state: "failed", failureReason: reason });
 
