@@ -1,38 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Turn } from "./api.ts";
 import { formatCliFallback, formatTurnTokens } from "./format.ts";
+import { stubTurn } from "./turn-stub.ts";
 
-// A turn record as GET /v1/projects/:id/turns returns it, stubbed: only the fields under test matter.
-const turn = (fields: Partial<Turn>): Turn => ({
-  id: "t1",
-  projectId: 1,
-  number: 1,
-  memberId: "m1",
-  status: "succeeded",
-  resumed: false,
-  sessionId: "s1",
-  sessionReset: null,
-  message: "Ahoj",
-  resultText: "Ahoj Anno.",
-  error: null,
-  costUsd: 0.0498,
-  cumulativeCostUsd: 0.0996,
-  createdAt: "2026-11-27T20:00:00.000Z",
-  startedAt: "2026-11-27T20:00:01.000Z",
-  finishedAt: "2026-11-27T20:00:09.000Z",
-  workspaceInstructionFiles: [],
-  context: null,
-  process: "cold",
-  coldReason: "new_session",
-  demoModel: false,
-  usage: null,
-  sessionCacheReuse: null,
-  cliFallback: null,
-  author: "Anna",
-  stoppedBy: null,
-  notes: [],
-  ...fields,
-});
+// A turn record as GET /v1/projects/:id/turns returns it: only the fields under test matter.
+const turn = stubTurn;
 
 describe("formatTurnTokens", () => {
   const usage = {
