@@ -10,7 +10,7 @@ import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { TURN_ID_VARIABLE } from "./claude-args.ts";
-import { announceTurnEvent } from "./event-notifications.ts";
+import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /** What a turn's job carries: the turn row holds everything else. */
 export interface TurnJob {
@@ -164,23 +164,14 @@ async function recordTurnFailure(
       .returning(["id", "demo_model"])
       .executeTakeFirst();
     if (row === undefined) return false;
-    await trx
-      .insertInto("turn_events")
-      .values({
-        turn_id: turnId,
-        seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM turn_events WHERE turn_id = ${turnId})`,
-        type: "turn.failed",
-        data: JSON.stringify({
-          turnId,
-          code,
-          message,
-          sessionId: null,
-          costUsd: null,
-          demoModel: row.demo_model,
-        }),
-      })
-      .execute();
-    await announceTurnEvent(trx, turnId);
+    await appendTerminalEvent(trx, turnId, "turn.failed", {
+      turnId,
+      code,
+      message,
+      sessionId: null,
+      costUsd: null,
+      demoModel: row.demo_model,
+    });
     return true;
   });
 }

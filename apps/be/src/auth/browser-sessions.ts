@@ -127,12 +127,13 @@ export async function endBrowserSession(
     .where("ended_at", "is", null)
     .returning("id")
     .executeTakeFirst();
-  if (ended === undefined) {
-    throw new ApiError(404, "session_not_found", "You have no open session with this id.", {
-      title: "No such session",
-    });
-  }
+  if (ended === undefined) throw sessionNotFound();
 }
+
+export const sessionNotFound = (): ApiError =>
+  new ApiError(404, "session_not_found", "You have no open session with this id.", {
+    title: "No such session",
+  });
 
 /** Whether a session is still live: open event streams end when it is not. */
 export async function browserSessionIsLive(

@@ -171,6 +171,13 @@ export function requireOwner(membership: Membership): void {
   }
 }
 
+/** What a new roster entry is made of: an invite's fields, or a seat's when it is taken. */
+interface RosterEntryInput {
+  readonly salutation: string;
+  readonly teamBriefing?: string | null | undefined;
+  readonly role?: MemberRole | undefined;
+}
+
 /** A roster entry that passed every rule, as the render state normalized it. */
 export interface AdmittedMember {
   readonly salutation: string;
@@ -187,11 +194,7 @@ export async function admitMember(
   trx: Kysely<DatabaseSchema>,
   membership: Membership,
   userId: string | null,
-  input: {
-    salutation: string;
-    teamBriefing?: string | null | undefined;
-    role?: MemberRole | undefined;
-  },
+  input: RosterEntryInput,
 ): Promise<AdmittedMember> {
   await lockProject(trx, membership.project.id);
   const members = await loadMembersWithUsers(trx, membership.project.id);
@@ -225,11 +228,7 @@ export async function insertMember(
   trx: Kysely<DatabaseSchema>,
   membership: Membership,
   userId: string,
-  input: {
-    salutation: string;
-    teamBriefing?: string | null | undefined;
-    role?: MemberRole | undefined;
-  },
+  input: RosterEntryInput,
 ): Promise<string> {
   const { salutation, teamBriefing, skeleton } = await admitMember(trx, membership, userId, input);
   const row = await trx

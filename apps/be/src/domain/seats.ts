@@ -166,7 +166,7 @@ export async function withdrawSeat(
   if (row === undefined) throw seatNotFound();
 }
 
-const seatNotFound = (): ApiError =>
+export const seatNotFound = (): ApiError =>
   new ApiError(404, "invite_not_found", "This project has no pending invite with this id.", {
     title: "No such invite",
   });

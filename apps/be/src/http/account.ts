@@ -8,10 +8,12 @@ import {
   listApiTokens,
   MAX_TOKEN_LIFETIME_DAYS,
   revokeApiToken,
+  tokenNotFound,
 } from "../auth/api-tokens.ts";
 import {
   endBrowserSession,
   listBrowserSessions,
+  sessionNotFound,
   startBrowserSession,
 } from "../auth/browser-sessions.ts";
 import { previewSignInCode, spendSignInCode } from "../auth/sign-in-codes.ts";
@@ -162,17 +164,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AppDependencie
   app.delete("/v1/me/tokens/:tokenId", async (request, reply) => {
     const { user } = currentPrincipal(request);
     const id = uuidOrNull((request.params as { tokenId: string }).tokenId);
-    if (id === null) {
-      throw new ApiError(404, "token_not_found", "You have no API token with this id.", {
-        title: "No such API token",
-      });
-    }
+    if (id === null) throw tokenNotFound();
     await revokeApiToken(db, user.id, id);
     return reply.code(204).send();
   });
 }
-
-const sessionNotFound = (): ApiError =>
-  new ApiError(404, "session_not_found", "You have no open session with this id.", {
-    title: "No such session",
-  });

@@ -88,7 +88,9 @@ export const originRefused = (): ApiError =>
   );
 
 async function refuse(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
-  await sendProblem(reply.header("www-authenticate", 'Bearer realm="talkide"'), error);
+  // The challenge belongs to a 401 only: a refused origin is not a missing credential.
+  if (error.httpStatus === 401) void reply.header("www-authenticate", 'Bearer realm="talkide"');
+  await sendProblem(reply, error);
   return reply;
 }
 

@@ -9,6 +9,7 @@ import {
   listSeats,
   previewSeat,
   reissueSeatLink,
+  seatNotFound,
   takeSeat,
   withdrawSeat,
   type SeatLink,
@@ -42,16 +43,7 @@ const acceptSchema = z.discriminatedUnion("join", [
 
 const seatIdOf = (params: unknown): string => {
   const id = uuidOrNull((params as { seatId: string }).seatId);
-  if (id === null) {
-    throw new ApiError(
-      404,
-      "invite_not_found",
-      "This project has no pending invite with this id.",
-      {
-        title: "No such invite",
-      },
-    );
-  }
+  if (id === null) throw seatNotFound();
   return id;
 };
 

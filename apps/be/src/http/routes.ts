@@ -28,7 +28,7 @@ import { principalIsLive } from "./auth.ts";
 import { notFound } from "../errors.ts";
 import { streamTurnEvents } from "./sse.ts";
 import { streamProjectEvents } from "./project-stream.ts";
-import { retryableMessage, stopTurn } from "../domain/turn-control.ts";
+import { retryableMessage, stopTurn } from "../agent/turn-control.ts";
 
 const messageSchema = z.strictObject({
   text: z

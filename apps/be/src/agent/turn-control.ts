@@ -1,9 +1,10 @@
 import { sql, type Kysely } from "kysely";
 import { ApiError } from "@talkide/service-kit";
-import { announceStopRequest, announcement } from "../agent/event-notifications.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
-import type { Membership } from "./membership.ts";
-import type { TurnRow } from "./turns.ts";
+import type { Membership } from "../domain/membership.ts";
+import type { TurnRow } from "../domain/turns.ts";
+import { announceStopRequest } from "./event-notifications.ts";
+import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /**
  * Any member stops a project's turn (issue 52). A queued turn ends at once as `stopped` (its
@@ -55,21 +56,12 @@ async function stopQueued(
       .select("salutation")
       .where("id", "=", membership.memberId)
       .executeTakeFirstOrThrow();
-    await trx
-      .insertInto("turn_events")
-      .values({
-        turn_id: turn.id,
-        seq: sql<number>`(SELECT COALESCE(MAX(seq), 0) + 1 FROM turn_events WHERE turn_id = ${turn.id})`,
-        type: "turn.stopped",
-        data: JSON.stringify({
-          turnId: turn.id,
-          stoppedBy: who.salutation,
-          resultText: null,
-          demoModel: false,
-        }),
-      })
-      .execute();
-    await sql`SELECT ${announcement(turn.id)}`.execute(trx);
+    await appendTerminalEvent(trx, turn.id, "turn.stopped", {
+      turnId: turn.id,
+      stoppedBy: who.salutation,
+      resultText: null,
+      demoModel: false,
+    });
     return true;
   });
 }
