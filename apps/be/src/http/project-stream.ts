@@ -5,6 +5,7 @@ import type { TurnEventNotifications } from "../agent/event-notifications.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { NOTE_EVENTS, withTurnContext } from "../domain/turn-context.ts";
 import { turnView } from "../domain/turns.ts";
+import { openEventStream } from "./event-stream.ts";
 
 /**
  * A project's one live conversation (issue 52): every event of the project, in the order the
@@ -22,8 +23,6 @@ import { turnView } from "../domain/turns.ts";
  * nothing and repeats nothing, on whichever instance it lands, since a project's events commit
  * in the order of their numbers.
  */
-const KEEP_ALIVE_MS = 15_000;
-const ACCESS_CHECK_MS = 2_000;
 const PAGE = 500;
 
 /** The turn events that change what a chat shows of a turn (its state, or its notes). */
@@ -138,68 +137,37 @@ export async function streamProjectEvents(
   options: ProjectStreamOptions,
 ): Promise<void> {
   let sent = resumeAfter(request);
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-store",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  await new Promise<void>((resolve) => {
-    let finished = false;
-    let readyAnnounced = false;
-    const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
-    const accessCheck = setInterval(() => {
-      options.stillAllowed().then(
-        (allowed) => {
-          if (!allowed) finish();
-        },
-        () => {
-          finish();
-        },
-      );
-    }, ACCESS_CHECK_MS);
-    let stopFollowing: () => void = () => undefined;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      clearInterval(keepAlive);
-      clearInterval(accessCheck);
-      request.raw.socket.off("close", finish);
-      res.off("close", finish);
-      stopFollowing();
-      res.end();
-      resolve();
-    };
-    // Reads are chained: pages go out once each and in order however announcements bunch.
-    let reading: Promise<void> = Promise.resolve();
-    const readAgain = (): void => {
-      reading = reading
-        .then(async () => {
-          for (;;) {
-            if (finished) return;
-            const rows = await readAfter(options.db, options.projectId, sent);
-            if (rows.length > 0) {
-              res.write((await framesOf(options.db, rows)).join(""));
-              sent = Number(rows.at(-1)?.seq ?? sent);
-            }
-            if (rows.length < PAGE) break;
+  const stream = openEventStream(request, reply, { stillAllowed: options.stillAllowed });
+  let readyAnnounced = false;
+  // Reads are chained: pages go out once each and in order however announcements bunch.
+  let reading: Promise<void> = Promise.resolve();
+  const readAgain = (): void => {
+    reading = reading
+      .then(async () => {
+        for (;;) {
+          if (stream.isFinished()) return;
+          const rows = await readAfter(options.db, options.projectId, sent);
+          if (rows.length > 0) {
+            stream.write((await framesOf(options.db, rows)).join(""));
+            sent = Number(rows.at(-1)?.seq ?? sent);
           }
-          if (!readyAnnounced) {
-            readyAnnounced = true;
-            res.write(`event: ready\ndata: {}\n\n`);
-          }
-        })
-        .catch(() => {
-          finish();
-        });
-    };
-    request.raw.socket.once("close", finish);
-    res.once("close", finish);
-    // Follow first, then read: an event stored in between is not lost.
-    stopFollowing = options.notifications.followProject(options.projectId, readAgain, finish);
-    readAgain();
-  });
+          if (rows.length < PAGE) break;
+        }
+        if (!readyAnnounced) {
+          readyAnnounced = true;
+          stream.write(`event: ready\ndata: {}\n\n`);
+        }
+      })
+      .catch(() => {
+        stream.finish();
+      });
+  };
+  // Follow first, then read: an event stored in between is not lost.
+  stream.onFinish(
+    options.notifications.followProject(options.projectId, readAgain, () => {
+      stream.finish();
+    }),
+  );
+  readAgain();
+  await stream.ended;
 }

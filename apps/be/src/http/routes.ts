@@ -242,10 +242,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     });
     const location = `/v1/projects/${turn.project_id}/turns/${turn.id}`;
     if (wantsEventStream(request)) {
+      // The stream's own response carries the headers set here (openEventStream).
       reply.header("location", location);
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
       await streamTurnEvents(request, reply, {
         db,
         runner: deps.runner,

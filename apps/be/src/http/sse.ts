@@ -4,13 +4,7 @@ import type { Kysely } from "kysely";
 import type { TurnRunner } from "../agent/turn-runner.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { loadTurnEvents } from "../domain/turns.ts";
-
-const KEEP_ALIVE_MS = 15_000;
-/**
- * How often an open stream asks again whether its reader may still read (removed from the
- * project, signed out, token revoked): access ends within this, not at the turn's end.
- */
-const ACCESS_CHECK_MS = 2_000;
+import { openEventStream } from "./event-stream.ts";
 
 /** Any stored event, known to this release or not, goes out as it was stored. */
 function frame(event: StoredTurnEvent): string {
@@ -44,19 +38,15 @@ export async function streamTurnEvents(
   },
 ): Promise<void> {
   const after = lastEventId(request);
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(options.status ?? 200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-store",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
+  const stream = openEventStream(request, reply, {
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.stillAllowed === undefined ? {} : { stillAllowed: options.stillAllowed }),
   });
 
   const live = options.runner.hub.get(options.turnId);
   const state = live === undefined ? await turnState(options.db, options.turnId) : "open";
   if (state === "gone") {
-    res.end();
+    stream.finish();
     return;
   }
   if (state === "finished") {
@@ -66,95 +56,63 @@ export async function streamTurnEvents(
     // between the stream follows the announcements below, as for a running turn.
     if (stored.some(isTerminalEvent)) {
       for (const event of stored) {
-        if (event.seq > after) res.write(frame(event));
+        if (event.seq > after) stream.write(frame(event));
       }
-      res.end();
+      stream.finish();
       return;
     }
   }
 
-  await new Promise<void>((resolve) => {
-    let stopFollowing: (() => void) | null = null;
-    let finished = false;
-    let sent = after;
-    const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
-    const { stillAllowed } = options;
-    const accessCheck =
-      stillAllowed === undefined
-        ? undefined
-        : setInterval(() => {
-            stillAllowed().then(
-              (allowed) => {
-                if (!allowed) finish();
-              },
-              () => {
-                finish();
-              },
-            );
-          }, ACCESS_CHECK_MS);
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      clearInterval(keepAlive);
-      clearInterval(accessCheck);
-      // A kept-alive socket serves many requests: its listener must not outlive this one.
-      request.raw.socket.off("close", finish);
-      res.off("close", finish);
-      stopFollowing?.();
-      res.end();
-      resolve();
-    };
-    const write = (event: StoredTurnEvent): void => {
-      if (finished || event.seq <= sent) return;
-      sent = event.seq;
-      res.write(frame(event));
-      if (isTerminalEvent(event)) queueMicrotask(finish);
-    };
-    request.raw.socket.once("close", finish);
-    res.once("close", finish);
+  let sent = after;
+  const finishSoon = (): void => {
+    queueMicrotask(stream.finish);
+  };
+  const write = (event: StoredTurnEvent): void => {
+    if (stream.isFinished() || event.seq <= sent) return;
+    sent = event.seq;
+    stream.write(frame(event));
+    if (isTerminalEvent(event)) finishSoon();
+  };
 
-    if (live !== undefined) {
-      stopFollowing = live.subscribe(write, () => {
-        queueMicrotask(finish);
-      });
-      return;
-    }
-    // Reads are chained, so events go out once each and in order however notifications bunch.
-    let reading: Promise<void> = Promise.resolve();
-    const readStored = (): void => {
-      reading = reading.then(async () => {
-        if (finished) return;
-        for (const event of await loadTurnEvents(options.db, options.turnId)) write(event);
-      });
-      reading.catch(() => {
-        finish();
-      });
-    };
-    // Queued or running, here or on another instance: every event until the terminal one is
-    // stored and announced. Follow first, then read: an event stored in between is not lost.
-    const stopNotifications = options.runner.notifications.follow(
-      options.turnId,
-      readStored,
-      () => {
-        queueMicrotask(finish);
-      },
-    );
-    // Once this instance runs the turn, its events come from memory as they happen, with no
-    // wait for each one's storage and announcement. The live turn holds every event so far,
-    // and `write` skips what was sent, so the switch loses and repeats nothing.
-    const stopWaiting = options.runner.hub.whenOpen(options.turnId, (turn) => {
-      if (finished) return;
-      stopNotifications();
-      stopFollowing = turn.subscribe(write, () => {
-        queueMicrotask(finish);
-      });
+  if (live !== undefined) {
+    stream.onFinish(live.subscribe(write, finishSoon));
+    await stream.ended;
+    return;
+  }
+  // Reads are chained, so events go out once each and in order however notifications bunch.
+  let reading: Promise<void> = Promise.resolve();
+  const readStored = (): void => {
+    reading = reading.then(async () => {
+      if (stream.isFinished()) return;
+      for (const event of await loadTurnEvents(options.db, options.turnId)) write(event);
     });
-    stopFollowing ??= () => {
-      stopWaiting();
-      stopNotifications();
-    };
-    readStored();
+    reading.catch(() => {
+      stream.finish();
+    });
+  };
+  // Queued or running, here or on another instance: every event until the terminal one is
+  // stored and announced. Follow first, then read: an event stored in between is not lost.
+  const stopNotifications = options.runner.notifications.follow(
+    options.turnId,
+    readStored,
+    finishSoon,
+  );
+  // Once this instance runs the turn, its events come from memory as they happen, with no
+  // wait for each one's storage and announcement. The live turn holds every event so far,
+  // and `write` skips what was sent, so the switch loses and repeats nothing.
+  let unsubscribe: (() => void) | null = null;
+  const stopWaiting = options.runner.hub.whenOpen(options.turnId, (turn) => {
+    if (stream.isFinished()) return;
+    stopNotifications();
+    unsubscribe = turn.subscribe(write, finishSoon);
   });
+  stream.onFinish(() => {
+    stopWaiting();
+    stopNotifications();
+    unsubscribe?.();
+  });
+  readStored();
+  await stream.ended;
 }
 
 async function turnState(
