@@ -185,7 +185,7 @@ describe("one live conversation per project", () => {
   it("lets any member stop a running turn: stopped with what was answered, and the next message works", async () => {
     const annas = follow(anna);
     await annas.waitFor((frame) => frame.event === "ready");
-    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "slow";
+    harness.claudeEnv.FAKE_CLAUDE_SCENARIO = "text_then_slow";
     harness.claudeEnv.FAKE_CLAUDE_DELAY_MS = "20000";
     let slow: string;
     try {
@@ -194,6 +194,8 @@ describe("one live conversation per project", () => {
         (f) =>
           f.event === "turn.changed" && turnOf(f).id === slow && turnOf(f).status === "running",
       );
+      // Mara has said part of her answer when Anna stops her.
+      await annas.waitFor((f) => f.event === "turn.text" && f.data.turnId === slow);
       const stopped = await api<{ turn: TurnBody }>(
         harness,
         anna.token,
@@ -202,7 +204,11 @@ describe("one live conversation per project", () => {
       );
       expect(stopped.status).toBe(202);
       const end = await annas.waitFor(finished(slow, "stopped"));
-      expect(turnOf(end)).toMatchObject({ author: "Bob", stoppedBy: "Anna" });
+      expect(turnOf(end)).toMatchObject({
+        author: "Bob",
+        stoppedBy: "Anna",
+        resultText: "Začínám…",
+      });
       const again = await api(
         harness,
         anna.token,

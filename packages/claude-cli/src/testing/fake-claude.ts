@@ -7,7 +7,7 @@
 // Self-contained on purpose (no imports outside node:), so it starts fast and runs from the
 // TypeScript source with Node's type stripping. Environment:
 //   FAKE_CLAUDE_SCENARIO   ok (default) | is_error | unknown_session | crash | hang | slow |
-//                          garbage | no_result | tool_search_off
+//                          text_then_slow | garbage | no_result | tool_search_off
 //   FAKE_CLAUDE_RECORD     append one JSON line per invocation (argv, cwd, env, stdin, …)
 //   FAKE_CLAUDE_STATE_DIR  where sessions live; with it, --resume of an unknown id fails
 //   FAKE_CLAUDE_RUN        a shell command run (sh -c, in the cwd) before answering
@@ -43,6 +43,7 @@ const SCENARIOS = [
   "crash",
   "hang",
   "slow",
+  "text_then_slow",
   "garbage",
   "no_result",
   "tool_search_off",
@@ -512,6 +513,11 @@ async function answer(
       return exitWith(1);
     }
     case "slow":
+      await sleep(numberFromEnv("FAKE_CLAUDE_DELAY_MS", 1000));
+      break;
+    case "text_then_slow":
+      // Part of an answer first, then the wait: what a turn stopped half-way has said.
+      await emit(assistantEvent(session.sessionId, "Začínám…"));
       await sleep(numberFromEnv("FAKE_CLAUDE_DELAY_MS", 1000));
       break;
     case "garbage":
