@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   instructionReminders,
   newInstructionReminders,
+  REAL_CLAUDE_VERSION,
   systemBlocks,
   systemPromptText,
   type RecordedRequest,
@@ -100,7 +101,7 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
   });
 
   it("observed: the uncached billing-header block follows the first message, not the project", async () => {
-    // Claude Code 2.1.330 puts `x-anthropic-billing-header: cc_version=2.1.330.<hex>` first in
+    // The pinned Claude Code puts `x-anthropic-billing-header: cc_version=<version>.<hex>` first in
     // `system`; the hex suffix changed with the conversation's first message in every run.
     // Point (5) holds for identical first messages; for different ones, every block but this
     // uncached one is identical.
@@ -115,8 +116,9 @@ describe.skipIf(!canRun)("at the wire: the real Claude Code CLI spawned by the s
     expect(restB).toEqual(restA);
     for (const block of [billingA, billingB]) {
       expect(block?.text).toMatch(
-        /^x-anthropic-billing-header: cc_version=2\.1\.330\.[0-9a-f]+; cc_entrypoint=sdk-cli;$/,
+        /^x-anthropic-billing-header: cc_version=\d+\.\d+\.\d+\.[0-9a-f]+; cc_entrypoint=sdk-cli;$/,
       );
+      expect(block?.text).toContain(`cc_version=${REAL_CLAUDE_VERSION}.`);
       expect(block?.cache_control).toBeUndefined();
     }
   });

@@ -26,7 +26,7 @@ const canRun = realClaudeSuiteCanRun("claude-cli prompt-cache gate");
 
 /**
  * Tokens a warm or resumed turn may write beyond the new prompt and the previous answer:
- * 2.1.330 writes exactly those (0 extra); the allowance leaves room for a few bytes of
+ * 2.1.330 and 2.1.337 write exactly those (0 extra); the allowance leaves room for a few bytes of
  * framing a patch release may add, and is far below any re-write of the prefix (≥ 8 000).
  */
 const TURN_ALLOWANCE = 64;
@@ -42,7 +42,11 @@ const WRITER_BORIS = "# Aktuálně píše\n\nBoris Dvořák (boris@example.test)
 const STANDING = "You are Mara, the team's coding agent. Answer in the team's language.";
 const REPLY = "Noted, I will look at it.";
 
-/** The billing header's three hex digits as 2.1.330 derives them (README, "Why a new session's prefix differs"). */
+/**
+ * The billing header's three hex digits as the pinned CLI derives them (README, "Why a new
+ * session's prefix differs"; the same salt and characters from 2.1.330 to 2.1.337, only the
+ * version in the hashed text changes).
+ */
 function billingSuffix(firstPrompt: string): string {
   const picked = [4, 7, 20].map((index) => firstPrompt[index] ?? "0").join("");
   return createHash("sha256")

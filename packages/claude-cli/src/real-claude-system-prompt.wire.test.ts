@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClaudeArgsOptions } from "./claude-args.ts";
 import { runOneTurn } from "./testing/one-turn.ts";
 import { startFakeMessagesApi, type FakeMessagesApi } from "./testing/fake-messages-api.ts";
-import { REAL_CLAUDE_PATH, realClaudeEnv, realClaudeSuiteCanRun } from "./testing/real-claude.ts";
+import {
+  REAL_CLAUDE_PATH,
+  REAL_CLAUDE_VERSION,
+  realClaudeEnv,
+  realClaudeSuiteCanRun,
+} from "./testing/real-claude.ts";
 import { lastUserPrompt, systemBlocks, type TextBlock } from "./testing/wire.ts";
 
 const canRun = realClaudeSuiteCanRun("claude-cli wire suite (system prompt)");
@@ -79,8 +84,9 @@ describe.skipIf(!canRun)("real claude at the wire: the system prompt", () => {
     expect(two).toEqual(one);
     expect(one).toHaveLength(3);
     expect(one[0]?.text).toMatch(
-      /^x-anthropic-billing-header: cc_version=2\.1\.330\.[0-9a-f]{3}; cc_entrypoint=sdk-cli;$/,
+      /^x-anthropic-billing-header: cc_version=\d+\.\d+\.\d+\.[0-9a-f]{3}; cc_entrypoint=sdk-cli;$/,
     );
+    expect(one[0]?.text).toContain(`cc_version=${REAL_CLAUDE_VERSION}.`);
     expect(one[0]?.cache_control).toBeUndefined();
 
     // Without the flag the memory section (it names the project's path) is in the system prompt.

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ClaudeCliError } from "./errors.ts";
 import { FAKE_CLAUDE_PATH } from "./testing/fake-claude-path.ts";
+import { REAL_CLAUDE_VERSION } from "./testing/real-claude.ts";
 import { detectClaudeVersion, parseClaudeVersion } from "./version.ts";
 
 describe("detectClaudeVersion", () => {
   it("returns the version number of `claude --version`", async () => {
-    expect(await detectClaudeVersion(FAKE_CLAUDE_PATH, { env: {} })).toBe("2.1.330");
+    expect(await detectClaudeVersion(FAKE_CLAUDE_PATH, { env: {} })).toBe(REAL_CLAUDE_VERSION);
     expect(
       await detectClaudeVersion(FAKE_CLAUDE_PATH, { env: { FAKE_CLAUDE_VERSION: "3.0.0-beta.2" } }),
     ).toBe("3.0.0-beta.2");

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REAL_CLAUDE_VERSION } from "@talkide/claude-cli/testing";
 import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { DAEMON_BIN, startChildDaemon, type ChildDaemon } from "../test-support/child-daemon.ts";
 import { makeDelivery, makeTempDir, removeDir } from "../test-support/harness.ts";
@@ -95,7 +96,10 @@ describe("talkide-daemon CLI", () => {
     expect(text.stdout).toMatch(
       new RegExp(`^daemon +${daemon.url} \\(host child-host, database pglite\\)$`, "m"),
     );
-    expect(text.stdout).toMatch(/^claude +\S+ 2\.1\.330$/m);
+    // The fake claude reports the pinned release.
+    expect(text.stdout).toMatch(
+      new RegExp(`^claude +\\S+ ${REAL_CLAUDE_VERSION.replaceAll(".", "\\.")}$`, "m"),
+    );
     expect(text.stdout).toMatch(
       /^deliveries +\d+ waiting, \d+ running, \d+ completed, \d+ failed$/m,
     );

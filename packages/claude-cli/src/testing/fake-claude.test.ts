@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_CLAUDE_PATH, FAKE_CLAUDE_SCRIPT } from "./fake-claude-path.ts";
 import { readFakeClaudeRecords } from "./fake-claude-records.ts";
+import { REAL_CLAUDE_VERSION } from "./real-claude.ts";
 
 const run = promisify(execFile);
 let root: string;
@@ -38,14 +39,14 @@ const lines = (stdout: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("fake claude", () => {
-  it("ships as an executable script with a node shebang, launched through FAKE_CLAUDE_PATH", async () => {
+  it("ships as an executable script with a node shebang, launched through FAKE_CLAUDE_PATH, and reports the pinned release", async () => {
     expect((await stat(FAKE_CLAUDE_SCRIPT)).mode & 0o111).not.toBe(0);
     expect((await stat(FAKE_CLAUDE_PATH)).mode & 0o111).not.toBe(0);
     const { stdout } = await run(FAKE_CLAUDE_PATH, ["--version"], { env: {} });
-    expect(stdout).toBe("2.1.330 (Claude Code)\n");
+    expect(stdout).toBe(`${REAL_CLAUDE_VERSION} (Claude Code)\n`);
   });
 
-  it("writes init, assistant and result events with the fields of Claude Code 2.1.330", async () => {
+  it("writes init, assistant and result events with the fields of Claude Code 2.1.337", async () => {
     const { code, stdout } = await spawnFake(PRINT, { ANTHROPIC_API_KEY: "k" });
     expect(code).toBe(0);
     const [init, assistant, result] = lines(stdout);
@@ -62,6 +63,8 @@ describe("fake claude", () => {
         "apiKeySource",
         "claude_code_version",
         "uuid",
+        "sandbox_enabled",
+        "written_at",
       ]),
     );
     expect(init).toMatchObject({
@@ -69,6 +72,8 @@ describe("fake claude", () => {
       subtype: "init",
       cwd: root,
       apiKeySource: "ANTHROPIC_API_KEY",
+      claude_code_version: REAL_CLAUDE_VERSION,
+      written_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
     });
     expect(assistant).toMatchObject({
       type: "assistant",
@@ -86,6 +91,7 @@ describe("fake claude", () => {
       num_turns: 1,
       duration_ms: expect.any(Number) as number,
       usage: { input_tokens: expect.any(Number) as number },
+      written_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
     });
   });
 
@@ -118,7 +124,9 @@ describe("fake claude", () => {
       num_turns: 0,
       session_id: "abc",
       errors: ["No conversation found with session ID: abc"],
+      startup_failure_reason: "resume_target_not_found",
     });
+    expect(events[0]).not.toHaveProperty("written_at");
     expect(stderr).toBe("No conversation found with session ID: abc\n");
   });
 

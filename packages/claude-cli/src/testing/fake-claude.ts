@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A stand-in for the `claude` CLI in print mode with `--output-format stream-json --verbose`.
-// It writes the same event shapes Claude Code 2.1.330 writes (system/init, assistant,
+// It writes the same event shapes Claude Code 2.1.337 writes (system/init, assistant,
 // result), keeps per-session state so `--resume` and the cumulative `total_cost_usd`
 // behave like the real CLI, and records how it was called. It never talks to a model.
 //
@@ -17,7 +17,7 @@
 //   FAKE_CLAUDE_EXIT_CODE  exit code of the crash scenario (default 1)
 //   FAKE_CLAUDE_CRASH_SIGNAL  crash by this signal instead (e.g. SIGSEGV, SIGKILL)
 //   FAKE_CLAUDE_IGNORE_SIGTERM  "1": the hang scenario ignores SIGTERM (needs SIGKILL)
-//   FAKE_CLAUDE_VERSION    what --version reports (default 2.1.330)
+//   FAKE_CLAUDE_VERSION    what --version reports (default 2.1.337, the pinned release)
 //   FAKE_CLAUDE_LINGER_MS  stay alive this long after the result event (a CLI that does
 //                          not exit on its own)
 //   FAKE_CLAUDE_WRITE_CHUNK_BYTES  write stdout in pieces of this many bytes, pausing
@@ -51,6 +51,9 @@ const SCENARIOS = [
 type Scenario = (typeof SCENARIOS)[number];
 
 const MODEL = "claude-sonnet-4-5-20250929";
+/** The pinned release (REAL_CLAUDE_VERSION; fake-claude.test.ts keeps the two equal). */
+const PINNED_VERSION = "2.1.337";
+const version = (): string => process.env["FAKE_CLAUDE_VERSION"] ?? PINNED_VERSION;
 const TOOLS = ["Task", "Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "WebSearch"];
 
 interface ParsedArgs {
@@ -194,7 +197,7 @@ function loadSession(stateDir: string | undefined, sessionId: string): SessionSt
 }
 
 /**
- * What Claude Code 2.1.330 appends to the session's transcript when a gateway refused deferred
+ * What Claude Code (2.1.330 to 2.1.337) appends to the session's transcript when a gateway refused deferred
  * tools and it turned tool search off (its stream-json output does not change): the reminder
  * attachment line, in `<CLAUDE_CONFIG_DIR>/projects/<cwd, non-alphanumerics as ->/<id>.jsonl`.
  */
@@ -214,7 +217,7 @@ function appendToolSearchOffReminder(session: SessionState): void {
     timestamp: new Date().toISOString(),
     rendered: [{ content: `<system-reminder>\n${content}\n</system-reminder>` }],
     sessionId: session.sessionId,
-    version: "2.1.330",
+    version: version(),
   };
   appendFileSync(join(dir, `${session.sessionId}.jsonl`), `${JSON.stringify(line)}\n`);
 }
@@ -264,12 +267,15 @@ function initEvent(sessionId: string, args: ParsedArgs): Record<string, unknown>
     permissionMode: "default",
     slash_commands: ["compact", "context", "cost", "init", "review"],
     apiKeySource: process.env["ANTHROPIC_API_KEY"] === undefined ? "none" : "ANTHROPIC_API_KEY",
-    claude_code_version: process.env["FAKE_CLAUDE_VERSION"] ?? "2.1.330",
+    claude_code_version: version(),
     output_style: "default",
     agents: ["general-purpose", "Explore", "Plan", ...(args.agent === null ? [] : [args.agent])],
     skills: [],
     plugins: args.pluginDirs.map((path) => ({ name: path.split("/").pop() ?? path, path })),
     uuid: randomUUID(),
+    // New in 2.1.337 (as on its result events): whether the sandbox is on, when it was written.
+    sandbox_enabled: false,
+    written_at: new Date().toISOString(),
   };
 }
 
@@ -304,6 +310,8 @@ function resultEvent(fields: {
   apiErrorStatus?: number;
   /** The session's turn this result ends (1 for its first): what the prompt cache held. */
   sessionTurn?: number;
+  /** Set by 2.1.337 on the result of a known start-up failure (`resume_target_not_found`). */
+  startupFailureReason?: string;
 }): Record<string, unknown> {
   const duration = Date.now() - fields.startedAt;
   return {
@@ -325,7 +333,11 @@ function resultEvent(fields: {
     ...(fields.apiErrorStatus === undefined
       ? {}
       : { api_error_status: fields.apiErrorStatus, terminal_reason: "api_error" }),
+    ...(fields.startupFailureReason === undefined
+      ? {}
+      : { startup_failure_reason: fields.startupFailureReason }),
     uuid: randomUUID(),
+    ...(fields.startupFailureReason === undefined ? { written_at: new Date().toISOString() } : {}),
   };
 }
 
@@ -373,7 +385,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const args = parseArgs(argv);
   if (args.version) {
-    process.stdout.write(`${process.env["FAKE_CLAUDE_VERSION"] ?? "2.1.330"} (Claude Code)\n`);
+    process.stdout.write(`${version()} (Claude Code)\n`);
     return;
   }
   if (!args.print || args.outputFormat !== "stream-json") {
@@ -454,8 +466,9 @@ async function answer(
     const known = loadSession(stateDir, args.resume);
     const unknown = scenario === "unknown_session" || (stateDir !== undefined && known === null);
     if (unknown) {
-      // Claude Code 2.1.330 on an unknown --resume id: no init event, one error result,
-      // the same sentence on stderr, exit status 1.
+      // Claude Code 2.1.337 on an unknown --resume id: no init event, one error result
+      // (with a start-up failure reason since 2.1.337, no written_at), the same sentence on
+      // stderr, exit status 1.
       const message = `No conversation found with session ID: ${args.resume}`;
       await emit(
         resultEvent({
@@ -466,6 +479,7 @@ async function answer(
           errors: [message],
           numTurns: 0,
           startedAt,
+          startupFailureReason: "resume_target_not_found",
         }),
       );
       return exitWith(1, `${message}\n`);

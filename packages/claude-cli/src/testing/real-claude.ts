@@ -3,7 +3,7 @@ import { findBundledClaudePath } from "../bundled-claude.ts";
 import { assertSandboxAvailable } from "../sandbox.ts";
 
 /** The Claude Code release the wire tests pin (devDependency `@anthropic-ai/claude-code`). */
-export const REAL_CLAUDE_VERSION = "2.1.330";
+export const REAL_CLAUDE_VERSION = "2.1.337";
 
 /**
  * Path of the native `claude` binary installed from npm `@anthropic-ai/claude-code` (this

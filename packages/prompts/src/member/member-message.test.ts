@@ -23,11 +23,11 @@ const page = readFileSync(specPage("member-message.md"), "utf8");
 const words = blocksOf(page, "member-message-words");
 const expected = blocksOf(page, "member-message");
 
-// The billing header's suffix of the pinned CLI (packages/claude-cli/README.md).
+// The billing header's suffix of the pinned CLI, 2.1.337 (packages/claude-cli/README.md).
 function billingSuffix(prompt: string): string {
   const at = (i: number): string => prompt[i] ?? "0";
   return createHash("sha256")
-    .update(`59cf53e54c78${at(4)}${at(7)}${at(20)}2.1.330`)
+    .update(`59cf53e54c78${at(4)}${at(7)}${at(20)}2.1.337`)
     .digest("hex")
     .slice(0, 3);
 }
