@@ -26,8 +26,10 @@ const canRun = realClaudeCanRun("the @talkide/be wire manifest suite");
  * text (pinned here by sha256 and length for the pinned CLI version, never stored as text),
  * our rendered files, Mara's agent file, the member's message, or the session's earlier
  * successful turns. An unknown block fails with a report of what it was and where it stood.
- * After a CLI upgrade: read the report, and if every block is the runtime's own, re-pin with
- * TALKIDE_WIRE_PINS_UPDATE=1.
+ * After a CLI upgrade (or a change of the runtime text we make it send): re-pin both apps with
+ * `sh scripts/toolchain.sh pnpm run wire:repin` (scripts/wire-repin.ts: removes the old pin
+ * files, pins under TALKIDE_WIRE_PINS_UPDATE=1, checks again) and read the blocks it pinned:
+ * every one must be the runtime's own text.
  */
 const PINS = join(import.meta.dirname, `wire-manifest.claude-${REAL_CLAUDE_VERSION}.json`);
 const REPLY = "Mara odpovídá: rozumím, pojďme na to.";

@@ -22,7 +22,8 @@ import { makeDelivery, makeTempDir, removeDir, startTestDaemon } from "../test-s
  * runtime's own fixed text (pinned by sha256 and length per CLI version, never stored as text),
  * the standing prompt, the wake prompt, or the conversation's earlier successful turns. An
  * unknown block fails with a report of what it was and where it stood. Re-pin after a CLI
- * upgrade with TALKIDE_WIRE_PINS_UPDATE=1, once the report shows only runtime text.
+ * upgrade with `sh scripts/toolchain.sh pnpm run wire:repin` (both apps, scripts/wire-repin.ts),
+ * once the blocks it pinned show only runtime text.
  */
 const PINS = join(import.meta.dirname, `manifest.claude-${REAL_CLAUDE_VERSION}.json`);
 const REPLY = "Odpověděl jsem do skupiny.";
