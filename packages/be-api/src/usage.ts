@@ -22,7 +22,8 @@ export const cacheReuseSchema = z.number().min(0).max(1).nullable();
  * A fallback of the CLI during the turn that makes every later request of its session heavier:
  * `tool_search_off`: a gateway refused deferred tools (`defer_loading`) with a 400 and the CLI
  * turned tool search off for the session, so each later request declares every tool in full
- * (about 8,100 tokens more with Claude Code 2.1.330; the session continues). Null: none seen.
+ * (about 8,100 tokens more with Claude Code 2.1.330 and 2.1.337; the session continues). Null:
+ * none seen.
  */
 export const cliFallbackSchema = z.enum(["tool_search_off"]).nullable();
 
