@@ -41,7 +41,7 @@ export function wireManifestFiles(root: string): string[] {
 }
 
 function runSuite(root: string, test: string, update: boolean): number {
-  const env = { ...process.env, CI: "true" };
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: "true" };
   if (update) env["TALKIDE_WIRE_PINS_UPDATE"] = "1";
   else delete env["TALKIDE_WIRE_PINS_UPDATE"];
   const run = spawnSync("vitest", ["run", "--maxWorkers=1", test], {
