@@ -133,7 +133,7 @@ describe("warm turns in the daemon", () => {
         "delivery.accepted",
         "turn.started",
         "turn.process",
-        "turn.finished",
+        "turn.succeeded",
         "delivery.completed",
       ]);
       for (const event of own) {
