@@ -16,8 +16,9 @@ import {
   assertSandboxAvailable,
   runsCode,
   startOrphanWatchdog,
+  TURN_MARKER_VARIABLE,
+  TURN_MARKER_VARIABLES,
 } from "@talkide/claude-cli";
-import { TURN_ID_VARIABLE } from "./agent/claude-args.ts";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
 import {
   failTurnsWithoutJob,
@@ -135,7 +136,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const notifications = await TurnEventNotifications.listen(database.queueConnection, logger);
     cleanups.push(() => notifications.close());
     // Closed after the runner (cleanups run in reverse), when no turn of ours runs any more.
-    const watchdog = startOrphanWatchdog(TURN_ID_VARIABLE);
+    const watchdog = startOrphanWatchdog(TURN_MARKER_VARIABLE);
     cleanups.push(() => watchdog.close());
     // The embedded database admits one process, so its running turns belong to a process that
     // is gone: they are failed (and their processes ended) before the first turn, without
@@ -144,7 +145,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const withoutJob = await failTurnsWithoutJob(database.db, queue);
     if (withoutJob.length > 0) {
       const leftovers = await killLeftoverProcesses(
-        TURN_ID_VARIABLE,
+        TURN_MARKER_VARIABLES,
         await processMarkersOf(database.db, withoutJob),
       );
       logger.warn(

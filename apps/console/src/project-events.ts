@@ -1,3 +1,4 @@
+import type { EventNameOn } from "@talkide/be-api";
 import type { Turn } from "./api.ts";
 
 /** Whether the tab hears the project's event stream now. */
@@ -64,26 +65,33 @@ export function connectProjectEvents(
     handlers.state(source === null ? "connecting" : "reconnecting");
     const stream = new EventSource(`/v1/projects/${projectId}/events`, { withCredentials: true });
     source = stream;
-    stream.addEventListener("ready", () => {
+    // The frames by their names in the one vocabulary (`EVENT_NAMES` of @talkide/be-api).
+    const on = (
+      name: EventNameOn<"project">,
+      listener: (event: MessageEvent<unknown>) => void,
+    ): void => {
+      stream.addEventListener(name, listener);
+    };
+    on("ready", () => {
       retryMs = FIRST_RETRY_MS;
       handlers.state("live");
       handlers.ready();
     });
-    stream.addEventListener("turn.changed", (event) => {
+    on("turn.changed", (event) => {
       if (!fresh(event)) return;
       const data = parse(event.data);
       if (data !== null && typeof data.turn === "object" && data.turn !== null) {
         handlers.turnChanged(data.turn as Turn);
       }
     });
-    stream.addEventListener("turn.text", (event) => {
+    on("turn.text", (event) => {
       if (!fresh(event)) return;
       const data = parse(event.data);
       if (data !== null && typeof data.turnId === "string" && typeof data.text === "string") {
         handlers.turnText(data.turnId, data.text);
       }
     });
-    stream.addEventListener("members.changed", (event) => {
+    on("members.changed", (event) => {
       if (fresh(event)) handlers.membersChanged();
     });
     stream.addEventListener("error", () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
-import { definedEntries, startOrphanWatchdog } from "@talkide/claude-cli";
+import { definedEntries, startOrphanWatchdog, TURN_MARKER_VARIABLE } from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
@@ -21,7 +21,6 @@ import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
 import { daemonSessionPoints } from "./sessions/session-points.ts";
-import { TURN_ID_VARIABLE } from "./runtime/orphans.ts";
 import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
@@ -150,7 +149,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     }
 
     // Closed after the scheduler (cleanups run in reverse), when no turn of ours runs any more.
-    const watchdog = startOrphanWatchdog(TURN_ID_VARIABLE);
+    const watchdog = startOrphanWatchdog(TURN_MARKER_VARIABLE);
     cleanups.push(() => watchdog.close());
     let baseUrl = "";
     // Every daemon on this database shares the queue; a starting one touches only work whose

@@ -1,10 +1,12 @@
 import { z } from "zod";
+import type { EventNameOn } from "./event-names.ts";
 import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * The events of a turn, as clients see them (stored in turn_events, streamed over SSE), one
  * schema per name: the emitters, the store, the stream, the console and apps/be/API.md all
- * take the list from here. Each description is API.md's text for the event.
+ * take the list from here. Each description is API.md's text for the event. The names are the
+ * vocabulary's (`EVENT_NAMES`, stream `turn`): one missing here, or one more, does not compile.
  */
 export const TURN_EVENTS = {
   "turn.queued": z
@@ -116,7 +118,7 @@ export const TURN_EVENTS = {
     .describe(
       "terminal; a member (`stoppedBy`, their salutation) stopped the turn: its process was ended, `resultText` is what Mara had answered by then (null: nothing yet); the session continues from its last finished turn",
     ),
-} as const;
+} as const satisfies Readonly<Record<EventNameOn<"turn">, z.ZodType>>;
 
 export type TurnEventName = keyof typeof TURN_EVENTS;
 
@@ -143,7 +145,11 @@ export interface UnrecognizedTurnEvent {
 export type StoredTurnEvent = TurnEvent | UnrecognizedTurnEvent;
 
 /** Every turn ends with exactly one of these; a stream ends after it. */
-export const TERMINAL_EVENT_NAMES = ["turn.succeeded", "turn.failed", "turn.stopped"] as const;
+export const TERMINAL_EVENT_NAMES = [
+  "turn.succeeded",
+  "turn.failed",
+  "turn.stopped",
+] as const satisfies readonly TurnEventName[];
 
 /** By name alone: a stored terminal event of an older shape still ends its turn's stream. */
 export function isTerminalEvent(event: { readonly type: string }): boolean {

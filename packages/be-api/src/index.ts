@@ -1,4 +1,15 @@
 export {
+  EVENT_NAMES,
+  eventNamesOn,
+  RETIRED_EVENT_NAMES,
+  RETIRED_EVENT_NAMES_REMOVED_IN,
+  retiredNameOf,
+  type EventName,
+  type EventNameOn,
+  type EventStream,
+  type RetiredEventName,
+} from "./event-names.ts";
+export {
   isTerminalEvent,
   recognizeStoredEvent,
   TERMINAL_EVENT_NAMES,

@@ -12,6 +12,7 @@ export type {
   RuntimeErrorKind,
 } from "./turn-result.ts";
 export { killLeftoverProcesses } from "./leftover-processes.ts";
+export { TURN_MARKER_VARIABLE, TURN_MARKER_VARIABLES } from "./turn-marker.ts";
 export { startOrphanWatchdog, type OrphanWatchdog } from "./orphan-watchdog.ts";
 export {
   WarmProcessPool,

@@ -50,7 +50,7 @@ describe.skipIf(process.platform !== "linux")("killLeftoverProcesses", () => {
       }, "the orphan's child to start");
       expect(result).toBeGreaterThanOrEqual(2);
 
-      const { supported, killed } = await killLeftoverProcesses("TEST_TURN_ID", ["turn-a"]);
+      const { supported, killed } = await killLeftoverProcesses(["TEST_TURN_ID"], ["turn-a"]);
       expect(supported).toBe(true);
       expect(killed).toContain(targetPid);
       expect(killed.length).toBeGreaterThanOrEqual(2);
@@ -70,8 +70,50 @@ describe.skipIf(process.platform !== "linux")("killLeftoverProcesses", () => {
     }
   });
 
+  it("recognises a marker under each of its names, and only those", async () => {
+    // An older release marked its processes with another name: both are leftovers of turn-c.
+    const marked = (variable: string) =>
+      spawn("sleep", ["60"], {
+        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", [variable]: "turn-c" },
+        detached: true,
+        stdio: "ignore",
+      });
+    const current = marked("TEST_TURN_ID");
+    const older = marked("TEST_OLD_TURN_ID");
+    const other = marked("TEST_OTHER_TURN_ID");
+    const pids = [current.pid ?? 0, older.pid ?? 0, other.pid ?? 0];
+    try {
+      await waitFor(async () => {
+        const carrying = await Promise.all(
+          ["TEST_TURN_ID", "TEST_OLD_TURN_ID", "TEST_OTHER_TURN_ID"].map((v) =>
+            countCarrying(`${v}=turn-c`),
+          ),
+        );
+        return carrying.every((n) => n === 1) ? true : null;
+      }, "the three processes to start");
+      const { killed } = await killLeftoverProcesses(
+        ["TEST_TURN_ID", "TEST_OLD_TURN_ID"],
+        ["turn-c"],
+      );
+      expect([...killed].sort()).toEqual([pids[0], pids[1]].sort());
+      await waitFor(
+        () => Promise.resolve(alive(pids[0] ?? 0) || alive(pids[1] ?? 0) ? null : true),
+        "both to die",
+      );
+      expect(alive(pids[2] ?? 0)).toBe(true);
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
   it("does nothing for no values", async () => {
-    expect(await killLeftoverProcesses("TEST_TURN_ID", [])).toEqual({
+    expect(await killLeftoverProcesses(["TEST_TURN_ID"], [])).toEqual({
       supported: true,
       killed: [],
     });

@@ -10,15 +10,19 @@ import { readdir, readFile } from "node:fs/promises";
  * The service marks every spawn with a variable in the child's environment (`variable=value`,
  * e.g. the turn id). Every descendant inherits it, also one that left the process group
  * (`setsid`, a daemonizing tool), and a recycled pid cannot carry it: so processes are
- * recognised by `/proc/<pid>/environ`, not by a stored pid. Linux only: without `/proc`
- * nothing is found and `supported` is false, for the caller to log.
+ * recognised by `/proc/<pid>/environ`, not by a stored pid. A process carrying any of
+ * `variables` with one of `values` is a leftover: a marker's current name and the one an older
+ * release used (`TURN_MARKER_VARIABLES`). Linux only: without `/proc` nothing is found and
+ * `supported` is false, for the caller to log.
  */
 export async function killLeftoverProcesses(
-  variable: string,
+  variables: readonly string[],
   values: readonly string[],
 ): Promise<{ readonly supported: boolean; readonly killed: readonly number[] }> {
   if (values.length === 0) return { supported: true, killed: [] };
-  const wanted = new Set(values.map((value) => `${variable}=${value}`));
+  const wanted = new Set(
+    variables.flatMap((variable) => values.map((value) => `${variable}=${value}`)),
+  );
   let entries: string[];
   try {
     entries = await readdir("/proc");
@@ -32,6 +36,8 @@ export async function killLeftoverProcesses(
     for (const entry of pass === 0 ? entries : await readdir("/proc")) {
       const pid = Number(entry);
       if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+      // Killed in an earlier pass and not yet gone: counted once.
+      if (killed.includes(pid)) continue;
       let environ: string;
       try {
         environ = await readFile(`/proc/${entry}/environ`, "utf8");

@@ -81,10 +81,3 @@ export function extraClaudeArgs(
     args.push("--settings", JSON.stringify(sandboxSettings(workspaceDir, settings.sandbox)));
   return args;
 }
-
-/**
- * Set in the environment of every spawned `claude` (and so of everything it starts): when the
- * instance running a turn dies, the instance that records the turn as abandoned finds and ends
- * its processes on that machine through `/proc` (see turn-queue.ts).
- */
-export const TURN_ID_VARIABLE = "TALKIDE_TURN_ID";

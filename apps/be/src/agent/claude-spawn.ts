@@ -5,9 +5,14 @@
  * warm and a cold turn of the same state send the same request (WIRE-NOTES.md of
  * @talkide/claude-cli, issue 15).
  */
-import { buildClaudeArgs, startupFileDigests, warmContextDigest } from "@talkide/claude-cli";
+import {
+  buildClaudeArgs,
+  startupFileDigests,
+  TURN_MARKER_VARIABLE,
+  warmContextDigest,
+} from "@talkide/claude-cli";
 import type { ColdStart } from "@talkide/turn-engine";
-import { type ClaudeSettings, extraClaudeArgs, TURN_ID_VARIABLE } from "./claude-args.ts";
+import { type ClaudeSettings, extraClaudeArgs } from "./claude-args.ts";
 import type { SessionRow } from "./session-pinning.ts";
 import type { PreparedSpawn } from "./spawn-preparation.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -78,7 +83,7 @@ export function coldStart(
       extraArgs: extraClaudeArgs(claude, workspaceDir),
     }),
     env: claude.env(),
-    markerVariable: TURN_ID_VARIABLE,
+    markerVariable: TURN_MARKER_VARIABLE,
     ...(claude.killGraceMs === undefined ? {} : { killGraceMs: claude.killGraceMs }),
     // Its processes must not outlive this instance, however it dies.
     watchdog,

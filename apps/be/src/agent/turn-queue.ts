@@ -1,4 +1,4 @@
-import { killLeftoverProcesses } from "@talkide/claude-cli";
+import { killLeftoverProcesses, TURN_MARKER_VARIABLES } from "@talkide/claude-cli";
 import {
   type AbandonedJob,
   LEASE_EXPIRED,
@@ -9,7 +9,6 @@ import {
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { TURN_ID_VARIABLE } from "./claude-args.ts";
 import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /** What a turn's job carries: the turn row holds everything else. */
@@ -106,7 +105,7 @@ export async function failAbandonedTurn(
   const outcome = ABANDONED_OUTCOME[job.reason];
   const failed = await recordTurnFailure(db, turnId, outcome.code, outcome.message);
   const leftovers = await killLeftoverProcesses(
-    TURN_ID_VARIABLE,
+    TURN_MARKER_VARIABLES,
     await processMarkersOf(db, [turnId]),
   );
   if (!leftovers.supported) {

@@ -9,6 +9,7 @@ import {
   MARA_AGENT_NAME,
   maraPluginDigest,
 } from "@talkide/prompts";
+import type { TurnEventName } from "@talkide/be-api";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { announceTurnEvent } from "./event-notifications.ts";
@@ -47,7 +48,7 @@ const ONE_TURN_EVENTS = [
   "agent.init",
   "agent.text",
   "turn.succeeded",
-];
+] satisfies TurnEventName[];
 
 /** A shell command for FAKE_CLAUDE_RUN that blocks the "agent" until the file exists. */
 const waitFor = (file: string): string => `while [ ! -f '${file}' ]; do sleep 0.02; done`;

@@ -1,4 +1,4 @@
-import type { Turn, TurnContext } from "@talkide/be-api";
+import type { Turn, TurnContext, TurnEventName } from "@talkide/be-api";
 import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { TurnView } from "./turns.ts";
@@ -12,7 +12,7 @@ export const NOTE_EVENTS: readonly string[] = [
   "port.busy",
   "session.reset",
   "workspace.instructions",
-];
+] satisfies TurnEventName[];
 
 /** What prepare-spawn recorded for a turn, read back from its stored events. */
 type TurnContextRecord = TurnContext;

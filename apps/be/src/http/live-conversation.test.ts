@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eventNamesOn } from "@talkide/be-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addMember,
@@ -163,6 +164,8 @@ describe("one live conversation per project", () => {
       const ids = annas.frames.filter((f) => f.id !== null).map((f) => Number(f.id));
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
       expect(new Set(ids).size).toBe(ids.length);
+      // Every frame is named by the one vocabulary of both apps (its `project` stream).
+      for (const frame of annas.frames) expect(eventNamesOn("project")).toContain(frame.event);
     } finally {
       delete harness.claudeEnv.FAKE_CLAUDE_RESULT;
     }

@@ -1,4 +1,4 @@
-import type { Turn } from "@talkide/be-api";
+import type { EventNameOn, Turn, TurnEventName } from "@talkide/be-api";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { sql, type Kysely } from "kysely";
 import type { TurnEventNotifications } from "../agent/event-notifications.ts";
@@ -26,12 +26,14 @@ import { openEventStream } from "./event-stream.ts";
 const PAGE = 500;
 
 /** The turn events that change what a chat shows of a turn (its state, or its notes). */
-const TURN_STATE_EVENTS = new Set([
-  "turn.queued",
-  "turn.started",
-  "turn.succeeded",
-  "turn.failed",
-  "turn.stopped",
+const TURN_STATE_EVENTS = new Set<string>([
+  ...([
+    "turn.queued",
+    "turn.started",
+    "turn.succeeded",
+    "turn.failed",
+    "turn.stopped",
+  ] satisfies TurnEventName[]),
   ...NOTE_EVENTS,
 ]);
 
@@ -126,7 +128,7 @@ async function framesOf(
   return frames;
 }
 
-function frame(id: string, event: string, data: unknown): string {
+function frame(id: string, event: EventNameOn<"project">, data: unknown): string {
   // JSON never contains a raw line break, so one data line carries the whole event.
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
@@ -155,7 +157,8 @@ export async function streamProjectEvents(
         }
         if (!readyAnnounced) {
           readyAnnounced = true;
-          stream.write(`event: ready\ndata: {}\n\n`);
+          const ready: EventNameOn<"project"> = "ready";
+          stream.write(`event: ${ready}\ndata: {}\n\n`);
         }
       })
       .catch(() => {

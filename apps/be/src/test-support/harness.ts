@@ -9,7 +9,7 @@ import {
   startPostgresServer,
   type PostgresServer,
 } from "@talkide/test-postgres";
-import type { Member } from "@talkide/be-api";
+import { eventNamesOn, type Member } from "@talkide/be-api";
 import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import type { WriteHooks } from "../context/write-if-changed.ts";
@@ -217,6 +217,14 @@ export async function sendMessage(
   const events = response.headers.get("content-type")?.startsWith("text/event-stream")
     ? parseSse(raw)
     : [];
+  // Every test that sends a message checks that the backend names its events by the one
+  // vocabulary of both apps (EVENT_NAMES of @talkide/be-api, stream `turn`).
+  const outside = events.filter((e) => !(eventNamesOn("turn") as string[]).includes(e.event));
+  if (outside.length > 0) {
+    throw new Error(
+      `events outside the vocabulary: ${JSON.stringify(outside.map((e) => e.event))}`,
+    );
+  }
   return { status: response.status, events, raw, headers: response.headers };
 }
 

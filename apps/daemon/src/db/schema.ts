@@ -117,7 +117,10 @@ export interface TurnsTable {
   process: ColumnType<"warm" | "cold" | null, "warm" | "cold" | null | undefined>;
   /** Why a cold turn did not run in the conversation's kept process; null otherwise. */
   cold_reason: ColumnType<string | null, string | null | undefined>;
-  /** The `TICLAWK_TURN_ID` its processes carry: the id of the turn that started them. */
+  /**
+   * The turn marker its processes carry (`TALKIDE_TURN_ID`; `TICLAWK_TURN_ID` up to 0.2.x): the
+   * id of the turn that started them.
+   */
   process_marker: ColumnType<string | null, string | null | undefined>;
   /** The turn's tokens as the runtime reported them (migration 0006); null when none. */
   input_tokens: ColumnType<number | null, number | null | undefined>;

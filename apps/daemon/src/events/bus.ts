@@ -1,11 +1,13 @@
 import { EventEmitter } from "node:events";
+import type { EventNameOn } from "@talkide/be-api";
 
 /**
  * What the daemon tells the outside about its work: server-sent events carry these, and the
  * structured log records the same facts. Ids, states and reason codes only, never a message
- * body, a prompt or a token.
+ * body, a prompt or a token. Their names are the one vocabulary of both apps (`EVENT_NAMES` of
+ * `@talkide/be-api`, stream `daemon`; a type outside it does not compile).
  */
-export type DaemonEvent =
+export type DaemonEvent = InTheVocabulary<
   | {
       readonly type: "delivery.accepted";
       readonly deliveryId: string;
@@ -36,7 +38,7 @@ export type DaemonEvent =
       readonly coldReason: string | null;
     }
   | {
-      readonly type: "turn.finished";
+      readonly type: "turn.succeeded";
       readonly turnId: string;
       readonly deliveryId: string;
       readonly agentId: string;
@@ -81,7 +83,8 @@ export type DaemonEvent =
       readonly attempts: number;
     }
   | {
-      readonly type: "session.invalidated";
+      /** The session was ended: the conversation's next turn starts a new one. */
+      readonly type: "session.reset";
       readonly sessionId: string;
       readonly agentId: string;
       readonly conversationId: string;
@@ -92,7 +95,10 @@ export type DaemonEvent =
       readonly type: "agent.reset";
       readonly agentId: string;
       readonly invalidatedSessions: number;
-    };
+    }
+>;
+
+type InTheVocabulary<E extends { readonly type: EventNameOn<"daemon"> }> = E;
 
 export type DaemonEventType = DaemonEvent["type"];
 

@@ -1,7 +1,8 @@
 import { Writable } from "node:stream";
 import { join } from "node:path";
+import { EVENT_NAMES, eventNamesOn, RETIRED_EVENT_NAMES, type EventNameOn } from "@talkide/be-api";
 import { STANDING_PROMPT } from "@talkide/prompts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { createLogger } from "@talkide/service-kit";
 import {
   makeDelivery,
@@ -12,7 +13,7 @@ import {
   waitFor,
   type TestDaemon,
 } from "../test-support/harness.ts";
-import type { DaemonEvent } from "./bus.ts";
+import type { DaemonEvent, DaemonEventType } from "./bus.ts";
 
 const SECRET_TEXT = "the launch code is 0000 — never log this";
 const failing = makeDelivery({ conversation_id: "c-events", text: SECRET_TEXT });
@@ -112,10 +113,12 @@ describe("events", () => {
         "events",
       );
       const okEvents = forDelivery(ok.body.delivery.id);
+      // `turn.finished` follows `turn.succeeded` until 0.4.0 (the name of 0.2.x).
       expect(okEvents.map((e) => e.name)).toEqual([
         "delivery.accepted",
         "turn.started",
         "turn.process",
+        "turn.succeeded",
         "turn.finished",
         "delivery.completed",
       ]);
@@ -131,7 +134,9 @@ describe("events", () => {
         process: "cold",
         coldReason: "new_session",
       });
-      expect(okEvents[3]?.data).toMatchObject({ type: "turn.finished", costUsd: 0.0125 });
+      expect(okEvents[3]?.data).toMatchObject({ type: "turn.succeeded", costUsd: 0.0125 });
+      // The old frame is the event as 0.2.x sent it: the same data under its old `type`.
+      expect(okEvents[4]?.data).toEqual({ ...okEvents[3]?.data, type: "turn.finished" });
 
       const badEvents = forDelivery(bad.body.delivery.id);
       expect(badEvents.map((e) => e.name)).toEqual([
@@ -147,6 +152,80 @@ describe("events", () => {
       expect(badEvents[3]?.data).toMatchObject({ reason: "crashed", retrying: false });
       expect(badEvents[4]?.data).toMatchObject({ reason: "crashed" });
       expect(JSON.stringify(stream.events)).not.toContain(SECRET_TEXT);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("sends a session's reset under its name, and until 0.4.0 under its old one too, once to each kind of client", async () => {
+    await td.api.registerAgent("rex", join(dir, "ws-rex"));
+    const ack = await td.api.deliver("rex", makeDelivery({ conversation_id: "c-reset" }));
+    await td.api.settled([ack.body.delivery.id]);
+    const stream = await subscribe();
+    try {
+      const reset = await td.api.call<{ invalidatedSessionIds: string[] }>(
+        "POST",
+        "/v1/agents/rex/reset",
+      );
+      expect(reset.status).toBe(200);
+      const [sessionId] = reset.body.invalidatedSessionIds;
+      await waitFor(
+        () => Promise.resolve(stream.events.some((e) => e.name === "agent.reset") ? true : null),
+        "the reset's events",
+      );
+      const own = stream.events.filter((e) => e.data.agentId === "rex");
+      expect(own.map((e) => e.name)).toEqual([
+        "session.reset",
+        "session.invalidated",
+        "agent.reset",
+      ]);
+      expect(own[0]?.data).toEqual({
+        type: "session.reset",
+        sessionId,
+        agentId: "rex",
+        conversationId: "c-reset",
+        reason: "reset",
+      });
+      expect(own[1]?.data).toEqual({ ...own[0]?.data, type: "session.invalidated" });
+
+      // A client that ignores the events it does not know sees each fact once, whichever
+      // release it was written for: one knowing this release's names, one knowing 0.2.x's.
+      const retired = RETIRED_EVENT_NAMES as Readonly<Record<string, string>>;
+      const current = new Set<string>(eventNamesOn("daemon"));
+      const previous = new Set<string>([
+        ...[...current].filter((name) => !Object.values(retired).includes(name)),
+        ...Object.keys(retired),
+      ]);
+      for (const knows of [current, previous]) {
+        const seen = own.filter((e) => knows.has(e.name));
+        expect(seen.map((e) => e.name.split(".")[0])).toEqual(["session", "agent"]);
+      }
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("names every event by the one vocabulary of both apps, or by the old name it replaced", async () => {
+    // The compiler's side: the daemon's event types are exactly the vocabulary's daemon names.
+    expectTypeOf<DaemonEventType>().toEqualTypeOf<EventNameOn<"daemon">>();
+    const stream = await subscribe();
+    try {
+      const ack = await td.api.deliver("ivy", makeDelivery({ conversation_id: "c-events" }));
+      await td.api.settled([ack.body.delivery.id]);
+      await waitFor(
+        () =>
+          Promise.resolve(stream.events.some((e) => e.name === "delivery.completed") ? true : null),
+        "the delivery's events",
+      );
+      for (const { name } of stream.events) {
+        const known =
+          Object.hasOwn(RETIRED_EVENT_NAMES, name) ||
+          (Object.hasOwn(EVENT_NAMES, name) &&
+            (EVENT_NAMES[name as keyof typeof EVENT_NAMES] as readonly string[]).includes(
+              "daemon",
+            ));
+        expect(known, name).toBe(true);
+      }
     } finally {
       stream.close();
     }

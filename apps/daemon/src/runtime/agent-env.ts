@@ -1,5 +1,4 @@
 import { delimiter } from "node:path";
-import { TURN_ID_VARIABLE } from "./orphans.ts";
 import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
 
 /**
@@ -17,13 +16,16 @@ import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
  * | `TICLAWK_CONVERSATION_ID` | the conversation of the message                              |
  * | `TICLAWK_MESSAGE_ID`      | the message that woke the agent                              |
  * | `TICLAWK_TARGET`          | the reply target, exactly as shown in the wake prompt        |
- * | `TICLAWK_TURN_ID`         | this turn (the daemon finds leftovers of a turn by it)       |
+ * | `TICLAWK_TURN_ID`         | this turn                                                    |
  * | `TICLAWK_DAEMON_URL`      | the daemon's base URL                                        |
  * | `TICLAWK_TURN_ENV_FILE`   | the session's file of the current turn's values (see below)  |
  *
  * A conversation's Claude Code process may be kept alive for its next turns (issue 15): its
- * environment then names the turn that started it (`TICLAWK_TURN_ID` is also the marker the
- * daemon finds its processes by). The values that change per turn (`PER_TURN_VARIABLES` and
+ * environment then names the turn that started it. The marker the daemon finds a turn's
+ * processes by is not among these: it is `TALKIDE_TURN_ID`, the one name both apps use
+ * (`TURN_MARKER_VARIABLE` of `@talkide/claude-cli`), which the engine adds when it starts a
+ * process. `TICLAWK_TURN_ID` stays what an agent reads (up to 0.2.x it was also the marker).
+ * The values that change per turn (`PER_TURN_VARIABLES` and
  * the extensions' variables) are written for each turn to `TICLAWK_TURN_ENV_FILE`, which the
  * `ticlawk` wrapper sources.
  *
@@ -46,7 +48,7 @@ export interface TurnIdentity {
 export const PER_TURN_VARIABLES: readonly string[] = [
   "TICLAWK_MESSAGE_ID",
   "TICLAWK_TARGET",
-  TURN_ID_VARIABLE,
+  "TICLAWK_TURN_ID",
 ];
 
 /** Daemon secrets and settings that an agent (which can run any shell command) must not see. */
@@ -90,7 +92,7 @@ function turnVariables(turn: TurnIdentity): Record<string, string> {
     TICLAWK_CONVERSATION_ID: turn.conversationId,
     TICLAWK_MESSAGE_ID: turn.messageId,
     TICLAWK_TARGET: turn.target,
-    [TURN_ID_VARIABLE]: turn.turnId,
+    TICLAWK_TURN_ID: turn.turnId,
     TICLAWK_DAEMON_URL: turn.daemonUrl,
     [TURN_ENV_FILE_VARIABLE]: turn.turnEnvFile,
   };

@@ -5,11 +5,11 @@ import {
   detectClaudeVersion,
   type OrphanWatchdog,
   startupFileDigests,
+  TURN_MARKER_VARIABLE,
   warmContextDigest,
   WarmProcessPool,
 } from "@talkide/claude-cli";
 import type { ColdStart, TakenProcess } from "@talkide/turn-engine";
-import { TURN_ID_VARIABLE } from "./orphans.ts";
 
 /**
  * The `claude-code` runtime: one print-mode turn of the Claude Code CLI per delivery, in the
@@ -139,7 +139,7 @@ export class ClaudeCodeRuntime {
 
   /** What a process of the turn reads at start besides the session: its warm fingerprint. */
   async digest(turn: ClaudeCodeTurn): Promise<string> {
-    const perTurn = new Set([...turn.perTurnVariables, TURN_ID_VARIABLE]);
+    const perTurn = new Set([...turn.perTurnVariables, TURN_MARKER_VARIABLE]);
     const startupFiles = await startupFileDigests(turn.cwd, turn.instructionFiles);
     return warmContextDigest({
       args: [...this.#baseArgs(turn), `cwd ${turn.cwd}`],
@@ -167,7 +167,7 @@ export class ClaudeCodeRuntime {
         extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
       }),
       env: turn.env,
-      markerVariable: TURN_ID_VARIABLE,
+      markerVariable: TURN_MARKER_VARIABLE,
       ...(this.#options.killGraceMs === undefined
         ? {}
         : { killGraceMs: this.#options.killGraceMs }),

@@ -132,7 +132,7 @@ function deliveryHost(
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
   const publishInvalidated = (sessionId: string, reason: SessionInvalidationReason): void => {
     ctx.events.publish({
-      type: "session.invalidated",
+      type: "session.reset",
       sessionId,
       agentId: delivery.agent_id,
       conversationId: delivery.conversation_id,
@@ -214,7 +214,7 @@ function deliveryHost(
     },
     storeOutcome: async (attempt, outcome, transcript) => {
       if (outcome.kind === "succeeded") {
-        // turn.finished and delivery.completed reach the log through the event bus.
+        // turn.succeeded and delivery.completed reach the log through the event bus.
         await recordSuccess(ctx, delivery, attempt, outcome, transcript);
         return;
       }
@@ -470,7 +470,7 @@ async function recordSuccess(
     },
   });
   ctx.events.publish({
-    type: "turn.finished",
+    type: "turn.succeeded",
     turnId,
     deliveryId: delivery.id,
     agentId: delivery.agent_id,

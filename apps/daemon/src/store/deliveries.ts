@@ -129,7 +129,7 @@ export async function requeueDelivery(db: DaemonDb, id: string): Promise<boolean
 export interface AbandonedDelivery {
   /** The turns that were running; their processes may still be alive on some machine. */
   readonly turnIds: readonly string[];
-  /** What those processes carry in `TICLAWK_TURN_ID`: the turn ids and, for warm turns, the id of the turn that started the process. */
+  /** What those processes carry as their turn marker (`TALKIDE_TURN_ID`, or `TICLAWK_TURN_ID` from 0.2.x): the turn ids and, for warm turns, the id of the turn that started the process. */
   readonly processMarkers: readonly string[];
   /** `requeued`: back in line for another attempt; `failed`: out of attempts. */
   readonly outcome: "requeued" | "failed";

@@ -93,7 +93,9 @@ describe("warm turns in the daemon", () => {
     const recorded = await records();
     expect(recorded).toHaveLength(2);
     expect(recorded[1]?.pid).toBe(recorded[0]?.pid);
-    // The process carries the turn that started it; ticlawk sees the turn that runs now.
+    // The process carries the turn that started it, as the marker both apps find leftovers by
+    // and as the agent's TICLAWK_TURN_ID; ticlawk sees the turn that runs now.
+    expect(recorded.map((r) => r.env["TALKIDE_TURN_ID"])).toEqual([first.turn?.id, first.turn?.id]);
     expect(recorded.map((r) => r.env["TICLAWK_TURN_ID"])).toEqual([first.turn?.id, first.turn?.id]);
     expect(await readLines(log)).toEqual([
       `${first.done.messageId} ${first.turn?.id}`,
@@ -133,7 +135,7 @@ describe("warm turns in the daemon", () => {
         "delivery.accepted",
         "turn.started",
         "turn.process",
-        "turn.finished",
+        "turn.succeeded",
         "delivery.completed",
       ]);
       for (const event of own) {

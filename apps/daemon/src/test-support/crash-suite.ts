@@ -42,10 +42,17 @@ export function defineCrashSuite(backend: Backend): void {
           FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
         };
         // The first run's turns hang in their work (a shell that sleeps) until killed.
-        const hangingRun = {
+        const hanging = (alsoFirst: string) => ({
           ...base,
-          FAKE_CLAUDE_RUN: `. "$TICLAWK_TURN_ENV_FILE"; mkdir -p "${pids}"; echo $$ > "${pids}/$TICLAWK_TURN_ID"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; sleep 120; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
-        };
+          FAKE_CLAUDE_RUN: `. "$TICLAWK_TURN_ENV_FILE"; mkdir -p "${pids}"; echo $$ > "${pids}/$TICLAWK_TURN_ID"; ${alsoFirst}echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; sleep 120; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
+        });
+        const hangingRun = hanging("");
+        // A first run whose turns also start a helper marked only as a daemon of 0.2.x marked
+        // its processes (TICLAWK_TURN_ID, without TALKIDE_TURN_ID): the kind of leftover an
+        // upgraded daemon meets after the previous release was killed, and must still find.
+        const hangingRunWithOldMarker = hanging(
+          `env -u TALKIDE_TURN_ID sleep 120 & echo $! > "${pids}/$TICLAWK_TURN_ID.previous-release"; `,
+        );
         const quickRun = {
           ...base,
           FAKE_CLAUDE_RUN: `. "$TICLAWK_TURN_ENV_FILE"; echo "start $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"; echo "end $TICLAWK_MESSAGE_ID $TICLAWK_TURN_ID" >> "${log}"`,
@@ -58,12 +65,12 @@ export function defineCrashSuite(backend: Backend): void {
           });
           return daemon;
         };
-        return { dir, log, pids, hangingRun, quickRun, start };
+        return { dir, log, pids, hangingRun, hangingRunWithOldMarker, quickRun, start };
       }
 
       it("loses no accepted delivery and never runs one twice at the same time", async () => {
-        const { dir, log, pids, hangingRun, quickRun, start } = await setup();
-        const first = await start({ ...hangingRun, TALKIDE_DAEMON_CONCURRENCY: "2" });
+        const { dir, log, pids, hangingRunWithOldMarker, quickRun, start } = await setup();
+        const first = await start({ ...hangingRunWithOldMarker, TALKIDE_DAEMON_CONCURRENCY: "2" });
         await first.api.registerAgent("ava", join(dir, "ws"));
         const a = makeDelivery({ conversation_id: "c-1" });
         const b = makeDelivery({ conversation_id: "c-1" });
@@ -97,7 +104,8 @@ export function defineCrashSuite(backend: Backend): void {
             Number((await readFile(join(pids, f), "utf8")).trim()),
           ),
         );
-        expect(orphanPids).toHaveLength(2);
+        // Two turns, each a shell and its helper marked the previous release's way.
+        expect(orphanPids).toHaveLength(4);
 
         // The watchdog goes first (as when the machine's OOM killer takes both; a lone
         // daemon's watchdog is tested in orphan-watchdog.test.ts): only the lease and the
@@ -117,7 +125,7 @@ export function defineCrashSuite(backend: Backend): void {
         expect(byMessage(b["id"])).toMatchObject({ state: "completed", attempts: 1 });
         expect(byMessage(c["id"])).toMatchObject({ state: "completed", attempts: 2 });
         // The previous run's processes were killed before the deliveries ran again, by the
-        // daemon that found their leases expired.
+        // daemon that found their leases expired: those marked TICLAWK_TURN_ID only too.
         expect(orphanPids.some(alive)).toBe(false);
         const recovered = second.logs.filter(
           (l) => l["msg"] === "recovered a delivery whose daemon stopped renewing its lease",

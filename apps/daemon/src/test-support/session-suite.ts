@@ -207,6 +207,8 @@ export function defineSessionSuite(backend: Backend): void {
           TICLAWK_TARGET: wake.target,
           TICLAWK_TURN_ID: turn.id,
           TICLAWK_DAEMON_URL: td.daemon.url,
+          // The marker both apps find a turn's leftovers by: the turn that started the process.
+          TALKIDE_TURN_ID: turn.id,
           // Hermetic runtime: the daemon's own config dir, no auto memory, no git status block.
           CLAUDE_CONFIG_DIR: join(dir, "claude"),
           CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",

@@ -19,5 +19,6 @@ lines.on("line", (line) => {
   else if (line.startsWith("- ")) live.delete(value);
 });
 lines.on("close", () => {
-  void killLeftoverProcesses(variable, [...live]).finally(() => process.exit(0));
+  // Its instance's own turns, all marked with the one name it was given.
+  void killLeftoverProcesses([variable], [...live]).finally(() => process.exit(0));
 });

@@ -100,7 +100,7 @@ export function registerAgentRoutes(
     if (invalidated === null) throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
     for (const session of invalidated) {
       events.publish({
-        type: "session.invalidated",
+        type: "session.reset",
         sessionId: session.id,
         agentId,
         conversationId: session.conversation_id,
