@@ -222,7 +222,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       for (const extension of extensions) await extension.close?.();
     });
 
-    ({ url: baseUrl } = await listen(app, config.host, config.port));
+    baseUrl = (await listen(app, config.host, config.port)).url;
     cleanups.push(async () => {
       closing.abort();
       await app.close();
