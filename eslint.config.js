@@ -67,7 +67,7 @@ export default tseslint.config(
       "packages/context-spec/src/**",
       // Environment variables, tokens and pid files written by the services themselves.
       "apps/be/src/config.ts",
-      "apps/daemon/src/cli/admin-token.ts",
+      "packages/service-kit/src/cli/admin-token.ts",
       "packages/service-kit/src/environment.ts",
       "packages/service-kit/src/data-dir.ts",
       "apps/daemon/src/upstream/turn-credentials.ts",

@@ -7,8 +7,9 @@ import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
 import {
   ConfigError,
   DEFAULT_CONNECTION_LIMITS,
-  parseEnvironment,
+  parseServiceEnvironment,
   type ConnectionLimits,
+  type LogLevel,
 } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 import { z } from "zod";
@@ -97,7 +98,7 @@ export interface Config {
   readonly promptCacheTtl: PromptCacheTtl;
   /** Create a demo user and project on the first start of an empty database. */
   readonly demo: boolean;
-  readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  readonly logLevel: LogLevel;
 }
 
 /** Where the variables are documented; every configuration error points there. */
@@ -121,8 +122,6 @@ const isOriginOnly = (url: URL): boolean =>
   ["", "/"].includes(url.pathname) && url.search === "" && url.hash === "";
 
 const envSchema = z.object({
-  TALKIDE_HOST: z.string().default("127.0.0.1"),
-  TALKIDE_PORT: integer(9090, 0, 65535),
   TALKIDE_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http:// or https:// address" })
     .refine(
@@ -147,14 +146,9 @@ const envSchema = z.object({
     0,
     1_000_000,
   ),
-  TALKIDE_DATA_DIR: z.string().optional(),
   TALKIDE_WORKSPACES_DIR: z.string().optional(),
   XDG_DATA_HOME: z.string().optional(),
   HOME: z.string().optional(),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
   TALKIDE_CLAUDE_PATH: z.string().optional(),
   TALKIDE_CLAUDE_CONFIG_DIR: z.string().optional(),
   TALKIDE_CLAUDE_PERMISSION_MODE: z
@@ -187,11 +181,6 @@ const envSchema = z.object({
   TALKIDE_CLAUDE_ENV_PASSTHROUGH: z.string().optional(),
   TALKIDE_PROMPT_CACHE_TTL: z.enum(PROMPT_CACHE_TTLS, { error: "must be 5m or 1h" }).default("1h"),
   TALKIDE_DEMO: booleanFlag(true),
-  TALKIDE_LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
-      error: "must be one of fatal, error, warn, info, debug, trace, silent",
-    })
-    .optional(),
 });
 
 /**
@@ -231,8 +220,19 @@ function claudePathFrom(value: string | undefined, cwd: string): string | null {
  * may be a secret.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
-  const e = parseEnvironment(envSchema, env, { readme: README });
-  const dataDir = absolute(e.TALKIDE_DATA_DIR ?? join(".data", "be"), cwd);
+  const { settings, values: e } = parseServiceEnvironment(envSchema, env, {
+    variables: {
+      host: "TALKIDE_HOST",
+      port: "TALKIDE_PORT",
+      dataDir: "TALKIDE_DATA_DIR",
+      databaseUrl: "DATABASE_URL",
+      logLevel: "TALKIDE_LOG_LEVEL",
+    },
+    defaults: { port: 9090, dataDir: join(".data", "be") },
+    readme: README,
+  });
+  // As given when absolute (the default workspaces directory is named after this exact text).
+  const dataDir = absolute(settings.dataDir, cwd);
   const passthrough = (e.TALKIDE_CLAUDE_ENV_PASSTHROUGH ?? "")
     .split(",")
     .map((name) => name.trim())
@@ -250,8 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     );
   }
   return {
-    host: e.TALKIDE_HOST,
-    port: e.TALKIDE_PORT,
+    host: settings.host,
+    port: settings.port,
     publicUrl: e.TALKIDE_PUBLIC_URL === undefined ? null : new URL(e.TALKIDE_PUBLIC_URL).origin,
     sessionIdleHours: e.TALKIDE_SESSION_IDLE_HOURS,
     tokenLifetimeDays: e.TALKIDE_TOKEN_LIFETIME_DAYS,
@@ -266,7 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       e.TALKIDE_WORKSPACES_DIR === undefined
         ? defaultWorkspacesDir(dataDir, e.XDG_DATA_HOME, e.HOME)
         : absolute(e.TALKIDE_WORKSPACES_DIR, cwd),
-    databaseUrl: e.DATABASE_URL ?? null,
+    databaseUrl: settings.databaseUrl,
     claudePath: claudePathFrom(e.TALKIDE_CLAUDE_PATH, cwd),
     claudeConfigDir: absolute(e.TALKIDE_CLAUDE_CONFIG_DIR ?? join(dataDir, "claude"), cwd),
     claudePermissionMode: e.TALKIDE_CLAUDE_PERMISSION_MODE ?? "acceptEdits",
@@ -291,7 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     claudeEnvPassthrough: passthrough,
     promptCacheTtl: e.TALKIDE_PROMPT_CACHE_TTL,
     demo: e.TALKIDE_DEMO,
-    logLevel: e.TALKIDE_LOG_LEVEL ?? "info",
+    logLevel: settings.logLevel,
   };
 }
 

@@ -36,7 +36,7 @@ import { demoUserSignIn, seedDemo, startBanner, type DemoSeed } from "./demo.ts"
 import { isLoopbackHost, openableUrl } from "./public-url.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
-import { createLogger, makeDataDirPrivate } from "@talkide/service-kit";
+import { Cleanups, createLogger, listen, makeDataDirPrivate } from "@talkide/service-kit";
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -105,16 +105,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger.warn({ err: error }, "a database connection failed; it will be replaced");
     },
   });
-  const cleanups: Array<() => Promise<void>> = [() => database.close()];
-  const closeAll = async (): Promise<void> => {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        logger.error({ err: error }, "shutdown step failed");
-      }
-    }
-  };
+  const cleanups = new Cleanups((error) => {
+    logger.error({ err: error }, "shutdown step failed");
+  });
+  cleanups.push(() => database.close());
 
   try {
     const ran = await migrateToLatest(database.db);
@@ -299,10 +293,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cleanups.push(() => runner.close());
     // Abandoned turns (a reclaimed one above, or an expired lease) are recorded before any job runs.
     await runner.start();
-    await app.listen({ host: config.host, port: config.port });
-    const address = app.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : config.port;
-    const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+    const { port, url } = await listen(app, config.host, config.port);
     accounts.publicUrl = config.publicUrl ?? openableUrl(config.host, port);
     cleanups.push(await announceServiceUrl(config.dataDir, url));
 
@@ -329,7 +320,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
     );
 
-    let closing: Promise<void> | null = null;
     return {
       url,
       port,
@@ -340,10 +330,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       demo,
       demoModel,
       claudePath,
-      close: () => (closing ??= closeAll()),
+      close: () => cleanups.close(),
     };
   } catch (error) {
-    await closeAll();
+    await cleanups.close();
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PROMPT_CACHE_TTLS, runsCode, type PromptCacheTtl } from "@talkide/claude-cli";
-import { parseEnvironment } from "@talkide/service-kit";
+import { parseServiceEnvironment, type LogLevel } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 
 /**
@@ -23,18 +23,6 @@ const positiveInt = (name: string) =>
 const LEASE_RANGE = `TALKIDE_DAEMON_LEASE_SECONDS must be a whole number from ${QUEUE_POLICY.minLeaseSeconds} to ${QUEUE_POLICY.maxLeaseSeconds}`;
 
 const envSchema = z.object({
-  TALKIDE_DAEMON_HOST: z.string().min(1).default("127.0.0.1"),
-  TALKIDE_DAEMON_PORT: z.coerce
-    .number({ error: "TALKIDE_DAEMON_PORT must be a port number" })
-    .int("TALKIDE_DAEMON_PORT must be a port number")
-    .min(0, "TALKIDE_DAEMON_PORT must be between 0 and 65535")
-    .max(65535, "TALKIDE_DAEMON_PORT must be between 0 and 65535")
-    .default(DEFAULT_PORT),
-  TALKIDE_DAEMON_DATA_DIR: z.string().min(1).default(".data/daemon"),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must start with postgres:// or postgresql://")
-    .optional(),
   TALKIDE_DAEMON_CONCURRENCY: positiveInt("TALKIDE_DAEMON_CONCURRENCY").default(4),
   TALKIDE_DAEMON_TURN_TIMEOUT_MS: positiveInt("TALKIDE_DAEMON_TURN_TIMEOUT_MS").default(
     30 * 60_000,
@@ -98,9 +86,6 @@ const envSchema = z.object({
     })
     .optional(),
   TALKIDE_TICLAWK_ENTRY: z.string().min(1).optional(),
-  TALKIDE_DAEMON_LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info"),
 });
 
 export interface DaemonConfig {
@@ -154,7 +139,7 @@ export interface DaemonConfig {
    * it, the wrapper answers `ticlawk_unavailable`.
    */
   readonly ticlawkEntry: string | null;
-  readonly logLevel: z.infer<typeof envSchema>["TALKIDE_DAEMON_LOG_LEVEL"];
+  readonly logLevel: LogLevel;
 }
 
 /** Reads the configuration; an empty variable counts as unset. Throws `ConfigError`. */
@@ -162,12 +147,21 @@ export function loadConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   cwd: string = process.cwd(),
 ): DaemonConfig {
-  const v = parseEnvironment(envSchema, env);
+  const { settings, values: v } = parseServiceEnvironment(envSchema, env, {
+    variables: {
+      host: "TALKIDE_DAEMON_HOST",
+      port: "TALKIDE_DAEMON_PORT",
+      dataDir: "TALKIDE_DAEMON_DATA_DIR",
+      databaseUrl: "DATABASE_URL",
+      logLevel: "TALKIDE_DAEMON_LOG_LEVEL",
+    },
+    defaults: { port: DEFAULT_PORT, dataDir: ".data/daemon" },
+  });
   return {
-    host: v.TALKIDE_DAEMON_HOST,
-    port: v.TALKIDE_DAEMON_PORT,
-    dataDir: resolve(cwd, v.TALKIDE_DAEMON_DATA_DIR),
-    databaseUrl: v.DATABASE_URL ?? null,
+    host: settings.host,
+    port: settings.port,
+    dataDir: resolve(cwd, settings.dataDir),
+    databaseUrl: settings.databaseUrl,
     concurrency: v.TALKIDE_DAEMON_CONCURRENCY,
     turnTimeoutMs: v.TALKIDE_DAEMON_TURN_TIMEOUT_MS,
     maxAttempts: v.TALKIDE_DAEMON_MAX_ATTEMPTS,
@@ -177,7 +171,7 @@ export function loadConfig(
     claudePath: v.TALKIDE_CLAUDE_PATH,
     claudeConfigDir: resolve(
       cwd,
-      v.TALKIDE_CLAUDE_CONFIG_DIR ?? resolve(cwd, v.TALKIDE_DAEMON_DATA_DIR, "claude"),
+      v.TALKIDE_CLAUDE_CONFIG_DIR ?? resolve(cwd, settings.dataDir, "claude"),
     ),
     claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
     promptCacheTtl: v.TALKIDE_PROMPT_CACHE_TTL,
@@ -185,7 +179,7 @@ export function loadConfig(
     upstreamUrl: v.TALKIDE_UPSTREAM_URL?.replace(/\/+$/, "") ?? null,
     ticlawkEntry:
       v.TALKIDE_TICLAWK_ENTRY === undefined ? null : resolve(cwd, v.TALKIDE_TICLAWK_ENTRY),
-    logLevel: v.TALKIDE_DAEMON_LOG_LEVEL,
+    logLevel: settings.logLevel,
   };
 }
 

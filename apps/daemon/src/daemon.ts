@@ -6,8 +6,10 @@ import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
 import type { DaemonConfig } from "./config.ts";
 import {
+  Cleanups,
   createLogger,
-  httpUrl,
+  generateToken,
+  listen,
   loadOrCreateAdminToken,
   openServiceDatabase,
   type DatabaseKind,
@@ -25,7 +27,7 @@ import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.t
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { listAgents } from "./store/agents.ts";
-import { ensureAdminToken, generateToken } from "./store/tokens.ts";
+import { ensureAdminToken, TOKEN_PREFIX } from "./store/tokens.ts";
 import { upstreamExtension } from "./upstream/upstream-extension.ts";
 
 export interface StartDaemonOptions {
@@ -77,10 +79,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     text: STANDING_PROMPT,
     version: STANDING_PROMPT_VERSION,
   };
-  const cleanups: (() => Promise<void>)[] = [];
-  const cleanup = async () => {
-    for (const step of cleanups.reverse()) await step().catch(() => undefined);
-  };
+  const cleanups = new Cleanups((error) => {
+    logger.error({ err: error }, "shutdown step failed");
+  });
 
   try {
     const database = await openServiceDatabase<DaemonTables>({
@@ -107,7 +108,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       })),
     ]);
 
-    const adminToken = await loadOrCreateAdminToken(config.dataDir, generateToken);
+    const adminToken = await loadOrCreateAdminToken(config.dataDir, () =>
+      generateToken(TOKEN_PREFIX),
+    );
     await ensureAdminToken(db, adminToken);
     const ticlawk = await writeTiclawkWrapper(config.dataDir, ticlawkEntries(config.ticlawkEntry));
 
@@ -135,10 +138,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       sessionPoints: daemonSessionPoints(db),
       log: logger,
     });
-    cleanups.push(() => {
-      stopPruning();
-      return Promise.resolve();
-    });
+    cleanups.push(stopPruning);
     const baseEnv = options.childBaseEnv ?? process.env;
     const claudeVersion = await runtime.version(definedEntries(baseEnv));
     if (claudeVersion === null) {
@@ -221,14 +221,11 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       for (const extension of extensions) await extension.close?.();
     });
 
-    await app.listen({ host: config.host, port: config.port });
+    baseUrl = (await listen(app, config.host, config.port)).url;
     cleanups.push(async () => {
       closing.abort();
       await app.close();
     });
-    const address = app.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : config.port;
-    baseUrl = httpUrl(config.host, port);
 
     await scheduler.start(turnContext);
     // Turns stop first on the way out (they may still need the extensions and the server).
@@ -258,14 +255,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       routes: guardedRoutes(app),
       acceptDelivery: accept,
       stop: () => {
-        stopping ??= cleanup().then(() => {
+        stopping ??= cleanups.close().then(() => {
           logger.info("stopped");
         });
         return stopping;
       },
     };
   } catch (error) {
-    await cleanup();
+    await cleanups.close();
     throw error;
   }
 }

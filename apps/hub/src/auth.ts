@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, bearerRefusal, readBearer } from "@talkide/service-kit";
 import { DaemonUnavailable, type DaemonClient } from "./daemon-client.ts";
 import { findMemberByAgentId } from "./members.ts";
 import type { HubDb, MemberRow } from "./schema.ts";
 import { HUB_TOKEN_PREFIX, verifyHubToken } from "./tokens.ts";
+
+const REALM = "talkide-hub";
 
 const members = new WeakMap<FastifyRequest, MemberRow>();
 
@@ -42,21 +44,21 @@ export function requireMember(db: HubDb, daemon: DaemonClient) {
     return member === undefined ? { ok: false, expired: false } : { ok: true, member };
   };
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
-    const token = match?.[1];
-    if (token === undefined) {
-      void reply.header("www-authenticate", 'Bearer realm="talkide-hub"');
-      throw new ApiError(
-        401,
+    const credential = readBearer(request.headers.authorization, "whitespace");
+    if (credential.kind !== "token") {
+      throw bearerRefusal(
+        reply,
+        { realm: REALM },
         "unauthorized",
         "Send a hub member token: Authorization: Bearer <token> (ticlawk reads it from TICLAWK_TOKEN).",
       );
     }
+    const { token } = credential;
     const checked: Check = token.length > 200 ? { ok: false, expired: false } : await check(token);
     if (!checked.ok) {
-      void reply.header("www-authenticate", 'Bearer realm="talkide-hub", error="invalid_token"');
-      throw new ApiError(
-        401,
+      throw bearerRefusal(
+        reply,
+        { realm: REALM, error: "invalid_token" },
         checked.expired ? "token_expired" : "invalid_token",
         checked.expired
           ? "This agent token belonged to a turn that has ended; each turn gets a fresh one."

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseEnvironment } from "@talkide/service-kit";
+import { parseServiceEnvironment, type LogLevel } from "@talkide/service-kit";
 import { z } from "zod";
 
 /**
@@ -16,26 +16,8 @@ const httpUrl = (name: string) =>
   z.url({ protocol: /^https?$/, error: `${name} must be an http:// or https:// URL` });
 
 const envSchema = z.object({
-  TALKIDE_HUB_HOST: z.string().min(1).default("127.0.0.1"),
-  TALKIDE_HUB_PORT: z.coerce
-    .number({ error: "TALKIDE_HUB_PORT must be a port number" })
-    .int("TALKIDE_HUB_PORT must be a port number")
-    .min(0, "TALKIDE_HUB_PORT must be between 0 and 65535")
-    .max(65535, "TALKIDE_HUB_PORT must be between 0 and 65535")
-    .default(DEFAULT_HUB_PORT),
-  TALKIDE_HUB_DATA_DIR: z.string().min(1).default(".data/hub"),
-  TALKIDE_HUB_DATABASE_URL: z
-    .string()
-    .regex(
-      /^postgres(ql)?:\/\//,
-      "TALKIDE_HUB_DATABASE_URL must start with postgres:// or postgresql://",
-    )
-    .optional(),
   TALKIDE_HUB_DAEMON_URL: httpUrl("TALKIDE_HUB_DAEMON_URL").default(DEFAULT_DAEMON_URL),
   TALKIDE_HUB_INTAKE_TOKEN: z.string().min(1).optional(),
-  TALKIDE_HUB_LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info"),
 });
 
 export interface HubConfig {
@@ -53,7 +35,7 @@ export interface HubConfig {
    * one the hub still serves, but deliveries wait in its outbox.
    */
   readonly intakeToken: string | null;
-  readonly logLevel: z.infer<typeof envSchema>["TALKIDE_HUB_LOG_LEVEL"];
+  readonly logLevel: LogLevel;
 }
 
 /** Reads the configuration; an empty variable counts as unset. Throws `ConfigError`. */
@@ -61,14 +43,20 @@ export function loadHubConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   cwd: string = process.cwd(),
 ): HubConfig {
-  const v = parseEnvironment(envSchema, env);
+  const { settings, values: v } = parseServiceEnvironment(envSchema, env, {
+    variables: {
+      host: "TALKIDE_HUB_HOST",
+      port: "TALKIDE_HUB_PORT",
+      dataDir: "TALKIDE_HUB_DATA_DIR",
+      databaseUrl: "TALKIDE_HUB_DATABASE_URL",
+      logLevel: "TALKIDE_HUB_LOG_LEVEL",
+    },
+    defaults: { port: DEFAULT_HUB_PORT, dataDir: ".data/hub" },
+  });
   return {
-    host: v.TALKIDE_HUB_HOST,
-    port: v.TALKIDE_HUB_PORT,
-    dataDir: resolve(cwd, v.TALKIDE_HUB_DATA_DIR),
-    databaseUrl: v.TALKIDE_HUB_DATABASE_URL ?? null,
+    ...settings,
+    dataDir: resolve(cwd, settings.dataDir),
     daemonUrl: v.TALKIDE_HUB_DAEMON_URL.replace(/\/+$/, ""),
     intakeToken: v.TALKIDE_HUB_INTAKE_TOKEN ?? null,
-    logLevel: v.TALKIDE_HUB_LOG_LEVEL,
   };
 }

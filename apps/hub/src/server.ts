@@ -1,35 +1,19 @@
-import { randomBytes } from "node:crypto";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-} from "fastify";
+import type { FastifyInstance } from "fastify";
 import {
   ApiError,
-  BODY_LIMIT_BYTES,
+  Cleanups,
+  createHttpApp,
   createLogger,
-  connectionTimeoutOptions,
-  DEFAULT_CONNECTION_LIMITS,
-  errorBody,
-  limitConnectionsPerAddress,
-  httpUrl,
+  generateToken,
+  listen,
   loadOrCreateAdminToken,
-  mapFastifyError,
   openServiceDatabase,
+  sendErrorBody,
   type DatabaseKind,
   type Logger,
   type MigrationFolder,
 } from "@talkide/service-kit";
-import {
-  BodyFault,
-  guardedRoutes,
-  type GuardedRoute,
-  UrlFault,
-  urlFaultOf,
-  useStrictJsonBodies,
-  useStrictUrls,
-} from "@talkide/strict-json";
+import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import type { HubConfig } from "./config.ts";
 import { DaemonClient } from "./daemon-client.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -71,10 +55,9 @@ export async function startHub(options: {
 }): Promise<RunningHub> {
   const { config } = options;
   const logger = options.logger ?? createLogger("talkide-hub", config.logLevel);
-  const cleanups: (() => Promise<void>)[] = [];
-  const cleanup = async () => {
-    for (const step of cleanups.reverse()) await step().catch(() => undefined);
-  };
+  const cleanups = new Cleanups((error) => {
+    logger.error({ err: error }, "shutdown step failed");
+  });
   try {
     const database = await openServiceDatabase<HubTables>({
       owner: { service: "hub", dataDirVariable: "TALKIDE_HUB_DATA_DIR" },
@@ -85,10 +68,7 @@ export async function startHub(options: {
     });
     cleanups.push(() => database.close());
     const { db } = database;
-    const adminToken = await loadOrCreateAdminToken(
-      config.dataDir,
-      () => `tha_${randomBytes(32).toString("base64url")}`,
-    );
+    const adminToken = await loadOrCreateAdminToken(config.dataDir, () => generateToken("tha_"));
 
     const daemon = new DaemonClient(config.daemonUrl, config.intakeToken);
     const dispatcher = new Dispatcher({
@@ -101,11 +81,8 @@ export async function startHub(options: {
     const app = buildApp(logger);
     registerMemberApi(app, db, dispatcher, daemon);
     registerAdminApi(app, db, { adminToken, daemon });
-    await app.listen({ host: config.host, port: config.port });
+    const { url } = await listen(app, config.host, config.port);
     cleanups.push(() => app.close());
-    const address = app.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : config.port;
-    const url = httpUrl(config.host, port);
     // Deliveries a previous run stored but did not hand over yet (it stopped in between).
     await dispatcher.drain();
     logger.info(
@@ -127,61 +104,28 @@ export async function startHub(options: {
         return dispatcher.drain();
       },
       stop: () => {
-        stopping ??= cleanup().then(() => {
+        stopping ??= cleanups.close().then(() => {
           logger.info("stopped");
         });
         return stopping;
       },
     };
   } catch (error) {
-    await cleanup();
+    await cleanups.close();
     throw error;
   }
 }
 
 function buildApp(logger: Logger): FastifyInstance {
-  const httpLogger: FastifyBaseLogger = logger.child({ component: "http" });
-  const handleError = (
-    error: FastifyError | ApiError | UrlFault,
-    reply: FastifyReply,
-  ): FastifyReply => {
-    if (error instanceof ApiError)
-      return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
-    if (error instanceof BodyFault || error instanceof UrlFault)
-      return reply.code(error.statusCode).send(errorBody(error.code, error.message, error.path));
-    const mapped = mapFastifyError(error);
-    if (mapped !== null)
-      return reply.code(mapped.httpStatus).send(errorBody(mapped.code, mapped.message));
-    logger.error({ err: error }, "request failed");
-    return reply.code(500).send(errorBody("internal_error", "The hub failed; see its log."));
-  };
-  const app = Fastify({
-    loggerInstance: httpLogger,
-    // Slow headers and bodies time out with 408 (service-kit's defaults).
-    ...connectionTimeoutOptions(DEFAULT_CONNECTION_LIMITS),
-    // As the daemon's; sending a message allows more (its attachments).
-    bodyLimit: BODY_LIMIT_BYTES,
+  const app = createHttpApp({
+    logger: logger.child({ component: "http" }),
+    send: sendErrorBody,
+    internalErrorMessage: "The hub failed; see its log.",
+    notFound: () =>
+      new ApiError(404, "not_found", "No such endpoint; see the hub's README for the API."),
+    // Request ids in logs tie a refusal to the caller's request without logging content.
     requestIdHeader: "x-request-id",
-    // The router's own refusals (a percent-encoding that is not UTF-8, an overlong path
-    // parameter) would otherwise answer in Fastify's shape, repeating the path.
-    frameworkErrors: (error, _request, reply) => {
-      void handleError(urlFaultOf(error), reply);
-    },
   });
-  // JSON only, UTF-8 only, and no string PostgreSQL cannot store: a 4xx with a stable code
-  // before any route runs; path and query values by the same text rules.
-  limitConnectionsPerAddress(app.server, DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress);
-  app.removeContentTypeParser("text/plain");
-  useStrictJsonBodies(app);
-  app.setErrorHandler((error: FastifyError | ApiError | UrlFault, _request, reply) =>
-    handleError(error, reply),
-  );
-  useStrictUrls(app);
-  app.setNotFoundHandler((_request, reply) =>
-    reply
-      .code(404)
-      .send(errorBody("not_found", "No such endpoint; see the hub's README for the API.")),
-  );
   app.get("/hub/v1/health", () => ({ ok: true }));
   return app;
 }

@@ -1,21 +1,18 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { generateToken, hashToken } from "@talkide/service-kit";
 import type { HubDb, MemberRow } from "./schema.ts";
 
 /**
  * Member tokens of the hub: long-lived, shown once, the database keeps only their sha256.
  * People get one from `talkide-hub member add --human` (or `talkide-hub token`); an agent's
  * turn uses its daemon's turn credential instead (`turn-credentials.ts`), so nothing an
- * agent leaves behind can speak for it after the turn.
+ * agent leaves behind can speak for it after the turn. Hashed with service-kit's `hashToken`
+ * (sha256 hex), as ever.
  */
 export const HUB_TOKEN_PREFIX = "thk_";
 
-/** sha256 hex of a token: what the hub stores and looks up. */
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
 export async function issueMemberToken(db: HubDb, memberId: string): Promise<string> {
-  const token = HUB_TOKEN_PREFIX + randomBytes(32).toString("base64url");
+  const token = generateToken(HUB_TOKEN_PREFIX);
   await db
     .insertInto("hub_tokens")
     .values({ id: randomUUID(), member_id: memberId, token_hash: hashToken(token) })

@@ -13,7 +13,16 @@ export {
 export { openDatabase, type DatabaseKind } from "./db/database.ts";
 export { migrateToLatest, type MigrationFolder, type MigrationList } from "./db/migrate.ts";
 export { openServiceDatabase } from "./service-database.ts";
-export { ApiError, errorBody, problemBody, sendProblem } from "./http/api-error.ts";
+export {
+  ApiError,
+  errorBody,
+  problemBody,
+  sendErrorBody,
+  sendProblem,
+  type ApiErrorDetails,
+} from "./http/api-error.ts";
+export { createHttpApp, type HttpAppOptions } from "./http/create-http-app.ts";
+export { refusalOf, type SendApiError } from "./http/error-handler.ts";
 export {
   BODY_LIMIT_BYTES,
   mapFastifyError,
@@ -28,6 +37,25 @@ export {
 export { httpUrl } from "./http/http-url.ts";
 export { parseInput } from "./http/validation.ts";
 export { createLogger, type Logger } from "./logger.ts";
+export { generateToken, hashToken, sameSecret } from "./auth/token-hash.ts";
+export {
+  bearerChallenge,
+  bearerRefusal,
+  readBearer,
+  type BearerCredential,
+  type BearerSeparator,
+} from "./auth/bearer.ts";
+export { Cleanups } from "./service/cleanups.ts";
+export { listen } from "./service/listen.ts";
+export { stopSignal } from "./service/stop-signal.ts";
 export { AdminClient, CliError } from "./cli/admin-client.ts";
 export { runProgram } from "./cli/run-program.ts";
+export { resolveAdminToken } from "./cli/admin-token.ts";
 export { ConfigError, parseEnvironment, type ConfigIssue } from "./environment.ts";
+export {
+  LOG_LEVELS,
+  parseServiceEnvironment,
+  type LogLevel,
+  type ServiceSettings,
+  type ServiceVariables,
+} from "./settings.ts";

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, generateToken, hashToken } from "@talkide/service-kit";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { generateToken, hashToken } from "./tokens.ts";
+import { API_TOKEN_PREFIX } from "./tokens.ts";
 
 /**
  * How long a new API token works unless its owner asks otherwise (`expiresInDays`) or the
@@ -38,7 +38,7 @@ export async function issueApiToken(
   userId: string,
   options: { readonly name: string; readonly lifetimeDays: number },
 ): Promise<IssuedApiToken> {
-  const secret = generateToken();
+  const secret = generateToken(API_TOKEN_PREFIX);
   const row = await db
     .insertInto("api_tokens")
     .values({

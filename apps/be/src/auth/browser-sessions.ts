@@ -1,8 +1,7 @@
 import { sql, type Kysely } from "kysely";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, generateToken, hashToken } from "@talkide/service-kit";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { generateToken, hashToken } from "./tokens.ts";
 
 /**
  * A browser's sign-in: the console never holds a token. Signing in (a one-time code, or an API

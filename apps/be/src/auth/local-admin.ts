@@ -1,8 +1,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ADMIN_TOKEN_FILE, loadOrCreateAdminToken } from "@talkide/service-kit";
+import { ADMIN_TOKEN_FILE, generateToken, loadOrCreateAdminToken } from "@talkide/service-kit";
 import { trimWhiteSpace } from "@talkide/text";
-import { generateToken } from "./tokens.ts";
 
 /**
  * How `talkide-be` reaches the service that holds the database: the service writes its local

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, generateToken, hashToken } from "@talkide/service-kit";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
-import { generateToken, hashToken, SIGN_IN_CODE_PREFIX } from "./tokens.ts";
+import { SIGN_IN_CODE_PREFIX } from "./tokens.ts";
 
 /**
  * A one-time sign-in code for an existing account: what the start banner and the operator's

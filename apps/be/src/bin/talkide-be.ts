@@ -1,20 +1,13 @@
 #!/usr/bin/env node
+import { stopSignal } from "@talkide/service-kit";
 import { runCli } from "../cli.ts";
-
-const stopSignal = new Promise<string>((resolve) => {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      resolve(signal);
-    });
-  }
-});
 
 const code = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
-  stopSignal,
+  stopSignal: stopSignal(),
 });
 process.exitCode = code;
 // A finished command has nothing left to wait for (the signal listeners keep nothing alive,

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
 import type { z } from "zod";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, generateToken, hashToken } from "@talkide/service-kit";
 import { loadMembersWithUsers } from "../context/render-state.ts";
-import { generateToken, hashToken, INVITE_CODE_PREFIX } from "../auth/tokens.ts";
+import { INVITE_CODE_PREFIX } from "../auth/tokens.ts";
 import type { DatabaseSchema, MemberRole } from "../db/schema.ts";
 import { toRfc3339 } from "../db/timestamps.ts";
 import { notFound } from "../errors.ts";

@@ -1,8 +1,12 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ApiError, sendProblem } from "@talkide/service-kit";
-import { hashToken } from "../auth/tokens.ts";
+import {
+  ApiError,
+  bearerChallenge,
+  readBearer,
+  sameSecret,
+  sendProblem,
+} from "@talkide/service-kit";
 import { issueSignInCode } from "../auth/sign-in-codes.ts";
 import { addMemberSchema } from "../domain/members.ts";
 import { createSeat, operatorMembership } from "../domain/seats.ts";
@@ -18,14 +22,10 @@ const createUserSchema = z.strictObject({
 
 const createTokenSchema = z.strictObject({ email: z.string() });
 
-/** Compares hashes, so neither the length nor the bytes of the admin token leak by timing. */
+/** Neither the length nor the bytes of the admin token leak by timing (`sameSecret`). */
 function isAdminToken(header: string | undefined, adminToken: string): boolean {
-  const given = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? "")?.[1];
-  if (given === undefined) return false;
-  return timingSafeEqual(
-    Buffer.from(hashToken(given), "hex"),
-    Buffer.from(hashToken(adminToken), "hex"),
-  );
+  const credential = readBearer(header, "spaces");
+  return credential.kind === "token" && sameSecret(credential.token, adminToken);
 }
 
 /**
@@ -45,7 +45,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
     scope.addHook("onRequest", async (request, reply) => {
       if (adminToken !== null && isAdminToken(request.headers.authorization, adminToken)) return;
       await sendProblem(
-        reply.header("www-authenticate", 'Bearer realm="talkide-admin"'),
+        reply.header("www-authenticate", bearerChallenge("talkide-admin")),
         new ApiError(
           401,
           "admin_token_invalid",

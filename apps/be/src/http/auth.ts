@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError, sendProblem } from "@talkide/service-kit";
+import { ApiError, bearerChallenge, readBearer, sendProblem } from "@talkide/service-kit";
 import { apiTokenIsLive, findApiTokenUser } from "../auth/api-tokens.ts";
 import {
   browserSessionIsLive,
   findBrowserSession,
   SESSION_COOKIE,
 } from "../auth/browser-sessions.ts";
-import { bearerToken } from "../auth/tokens.ts";
+import { isTokenShaped } from "../auth/tokens.ts";
 import { findUserById, type User } from "../domain/users.ts";
 import type { AppDependencies } from "./context.ts";
 import { isAllowedOrigin } from "./origin.ts";
@@ -89,7 +89,7 @@ export const originRefused = (): ApiError =>
 
 async function refuse(reply: FastifyReply, error: ApiError): Promise<FastifyReply> {
   // The challenge belongs to a 401 only: a refused origin is not a missing credential.
-  if (error.httpStatus === 401) void reply.header("www-authenticate", 'Bearer realm="talkide"');
+  if (error.httpStatus === 401) void reply.header("www-authenticate", bearerChallenge("talkide"));
   await sendProblem(reply, error);
   return reply;
 }
@@ -99,8 +99,11 @@ async function identify(
   deps: AppDependencies,
 ): Promise<{ user: User; principal: Principal } | "bad_token" | null> {
   const header = request.headers.authorization;
+  // Present, even empty: the only credential looked at.
   if (header !== undefined) {
-    const token = bearerToken(header);
+    const credential = readBearer(header, "spaces");
+    const token =
+      credential.kind === "token" && isTokenShaped(credential.token) ? credential.token : null;
     const found = token === null ? null : await findApiTokenUser(deps.db, token);
     const user = found === null ? null : await findUserById(deps.db, found.userId);
     if (found === null || user === null) return "bad_token";

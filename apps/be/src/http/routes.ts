@@ -337,10 +337,4 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     });
     return reply;
   });
-
-  app.setNotFoundHandler(() => {
-    throw new ApiError(404, "route_not_found", "See apps/be/README.md for the API's routes.", {
-      title: "No such route",
-    });
-  });
 }

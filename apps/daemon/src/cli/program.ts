@@ -3,8 +3,20 @@ import { Command, Option } from "commander";
 import { loadConfig, type DaemonConfig } from "../config.ts";
 import { startDaemon } from "../daemon.ts";
 import type { AgentView } from "../http/views.ts";
-import { AdminClient, createLogger, httpUrl, runProgram } from "@talkide/service-kit";
-import { DAEMON_UNREACHABLE, resolveAdminToken } from "./admin-token.ts";
+import {
+  AdminClient,
+  createLogger,
+  httpUrl,
+  resolveAdminToken,
+  runProgram,
+  stopSignal,
+} from "@talkide/service-kit";
+
+/** What the daemon's CLI says when no daemon answers. */
+const DAEMON_UNREACHABLE = {
+  code: "daemon_unreachable",
+  hint: "No daemon answers at {url}. Start it with: talkide-daemon start (or pass --url).",
+} as const;
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -36,7 +48,9 @@ export function buildProgram(io: CliIo): Command {
     const token = await resolveAdminToken({
       token: options.token,
       env: io.env,
+      variable: "TALKIDE_ADMIN_TOKEN",
       dataDir: c.dataDir,
+      service: "daemon",
     });
     return new AdminClient(url, token, DAEMON_UNREACHABLE);
   };
@@ -61,14 +75,9 @@ export function buildProgram(io: CliIo): Command {
       const c = config();
       const logger = createLogger("talkide-daemon", c.logLevel);
       const daemon = await startDaemon({ config: c, logger });
-      await new Promise<void>((resolveStop) => {
-        const stop = (signal: NodeJS.Signals) => {
-          logger.info({ signal }, "stopping");
-          void daemon.stop().then(resolveStop, resolveStop);
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      });
+      const signal = await stopSignal();
+      logger.info({ signal }, "stopping");
+      await daemon.stop().catch(() => undefined);
     });
 
   adminOptions(

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DaemonDb, TokenScope } from "../db/schema.ts";
 import { verifyToken } from "../store/tokens.ts";
-import { ApiError } from "@talkide/service-kit";
+import { ApiError, bearerRefusal, readBearer } from "@talkide/service-kit";
+
+const REALM = "talkide-daemon";
 
 /**
  * Bearer-token check for a route. An `admin` token passes every check; an `intake` token
@@ -9,33 +11,28 @@ import { ApiError } from "@talkide/service-kit";
  */
 export function requireScope(db: DaemonDb, allowed: readonly TokenScope[]) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const header = request.headers.authorization;
-    if (header === undefined || header === "") {
-      void reply.header("www-authenticate", 'Bearer realm="talkide-daemon"');
-      throw new ApiError(
-        401,
+    const credential = readBearer(request.headers.authorization, "whitespace");
+    if (credential.kind === "none") {
+      throw bearerRefusal(
+        reply,
+        { realm: REALM },
         "unauthorized",
         "Send a bearer token: Authorization: Bearer <token>.",
       );
     }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const token = match?.[1];
-    if (token === undefined) {
-      void reply.header(
-        "www-authenticate",
-        'Bearer realm="talkide-daemon", error="invalid_request"',
-      );
-      throw new ApiError(
-        401,
+    if (credential.kind === "malformed") {
+      throw bearerRefusal(
+        reply,
+        { realm: REALM, error: "invalid_request" },
         "unauthorized",
         "The Authorization header must read: Bearer <token>.",
       );
     }
-    const found = await verifyToken(db, token);
+    const found = await verifyToken(db, credential.token);
     if (found === null) {
-      void reply.header("www-authenticate", 'Bearer realm="talkide-daemon", error="invalid_token"');
-      throw new ApiError(
-        401,
+      throw bearerRefusal(
+        reply,
+        { realm: REALM, error: "invalid_token" },
         "invalid_token",
         "This token is unknown or revoked; create one with talkide-daemon token create.",
       );

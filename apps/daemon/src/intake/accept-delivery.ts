@@ -1,4 +1,5 @@
 import { DeliveryError, parseDelivery } from "@talkide/prompts";
+import { ApiError } from "@talkide/service-kit/errors";
 import { BodyFault, checkStorableText } from "@talkide/strict-json";
 import type { DeliveryRow } from "../db/schema.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -13,16 +14,11 @@ export interface IntakeResult {
 }
 
 /** A delivery that was refused; nothing was stored. `code` is stable, `path` points into the input. */
-export class IntakeError extends Error {
-  readonly code: string;
-  readonly path: string;
-  readonly httpStatus: number;
+export class IntakeError extends ApiError {
+  declare readonly path: string;
   constructor(code: string, path: string, message: string, httpStatus: number) {
-    super(message);
+    super(httpStatus, code, message, { path });
     this.name = "IntakeError";
-    this.code = code;
-    this.path = path;
-    this.httpStatus = httpStatus;
   }
 }
 

@@ -1,20 +1,14 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { generateToken, hashToken } from "@talkide/service-kit";
 import type { DaemonDb, TokenScope } from "../db/schema.ts";
 
 /**
  * Bearer tokens. `admin` may do everything (the CLI, operators); `intake` may only push
  * deliveries (the message service). Tokens are random 256-bit values shown once; the
- * database keeps their sha256, so a database dump does not leak usable tokens.
+ * database keeps their sha256 (service-kit's `hashToken`), so a database dump does not leak
+ * usable tokens.
  */
 export const TOKEN_PREFIX = "tkd_";
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-export function generateToken(): string {
-  return TOKEN_PREFIX + randomBytes(32).toString("base64url");
-}
 
 export interface TokenView {
   readonly id: string;
@@ -28,7 +22,7 @@ export async function createToken(
   db: DaemonDb,
   input: { readonly name: string; readonly scope: TokenScope; readonly token?: string },
 ): Promise<{ readonly id: string; readonly token: string }> {
-  const token = input.token ?? generateToken();
+  const token = input.token ?? generateToken(TOKEN_PREFIX);
   const id = randomUUID();
   await db
     .insertInto("api_tokens")

@@ -1,13 +1,11 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { Command, Option } from "commander";
 import {
-  ADMIN_TOKEN_FILE,
   AdminClient,
-  CliError,
   createLogger,
   httpUrl,
+  resolveAdminToken,
   runProgram,
+  stopSignal,
 } from "@talkide/service-kit";
 import { loadHubConfig, type HubConfig } from "../config.ts";
 import { startHub } from "../server.ts";
@@ -40,7 +38,14 @@ function buildProgram(io: CliIo): Command {
   const client = async (options: AdminOptions): Promise<AdminClient> => {
     const c = config();
     const url = options.url ?? httpUrl(c.host, c.port);
-    return new AdminClient(url, await adminToken(options.token, io.env, c.dataDir), {
+    const token = await resolveAdminToken({
+      token: options.token,
+      env: io.env,
+      variable: "TALKIDE_HUB_ADMIN_TOKEN",
+      dataDir: c.dataDir,
+      service: "hub",
+    });
+    return new AdminClient(url, token, {
       code: "hub_unreachable",
       hint: "No hub answers at {url}. Start it with: talkide-hub start (or pass --url).",
     });
@@ -82,33 +87,10 @@ function buildProgram(io: CliIo): Command {
   return program;
 }
 
-/** Resolves after SIGINT or SIGTERM, once `stop` finished. */
-function untilSignal(stop: () => Promise<void>): Promise<void> {
-  return new Promise<void>((resolveStop) => {
-    const onSignal = () => {
-      void stop().then(resolveStop, resolveStop);
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-  });
-}
-
-/** The token from --token, then TALKIDE_HUB_ADMIN_TOKEN, then the hub's data directory. */
-async function adminToken(
-  given: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  dataDir: string,
-): Promise<string> {
-  if (given !== undefined && given !== "") return given;
-  const fromEnv = env["TALKIDE_HUB_ADMIN_TOKEN"]?.trim() ?? "";
-  if (fromEnv !== "") return fromEnv;
-  const path = join(dataDir, ADMIN_TOKEN_FILE);
-  const fromFile = (await readFile(path, "utf8").catch(() => "")).trim();
-  if (fromFile !== "") return fromFile;
-  throw new CliError(
-    "no_admin_token",
-    `No admin token: ${path} does not exist yet (the hub writes it on first start). Start the hub, or pass --token.`,
-  );
+/** Resolves after SIGINT or SIGTERM, once `stop` finished (or failed). */
+async function untilSignal(stop: () => Promise<void>): Promise<void> {
+  await stopSignal();
+  await stop().catch(() => undefined);
 }
 
 /** Runs the CLI; returns the exit code. */

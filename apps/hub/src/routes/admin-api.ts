@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { timingSafeEqual } from "node:crypto";
-import { ApiError, parseInput } from "@talkide/service-kit";
+import { bearerRefusal, parseInput, readBearer, sameSecret } from "@talkide/service-kit";
 import type { DaemonClient } from "../daemon-client.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { checkText } from "../input.ts";
@@ -192,16 +191,14 @@ async function groupByName(db: HubDb, name: string) {
 
 /** Bearer check for the admin API: exactly the hub's admin token. */
 function requireAdmin(adminToken: string) {
-  const expected = Buffer.from(adminToken, "utf8");
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
-    const given = Buffer.from(match?.[1] ?? "", "utf8");
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return;
-    void reply.header("www-authenticate", 'Bearer realm="talkide-hub-admin"');
     await Promise.resolve();
-    throw new ApiError(
-      401,
-      given.length === 0 ? "unauthorized" : "invalid_token",
+    const credential = readBearer(request.headers.authorization, "whitespace");
+    if (credential.kind === "token" && sameSecret(credential.token, adminToken)) return;
+    throw bearerRefusal(
+      reply,
+      { realm: "talkide-hub-admin" },
+      credential.kind === "token" ? "invalid_token" : "unauthorized",
       "Send the hub's admin token: Authorization: Bearer <token> (in <hub data dir>/admin-token).",
     );
   };

@@ -42,6 +42,11 @@ export function errorBody(code: string, message: string, path?: string): ErrorBo
   return { error: { code, message, ...(path === undefined ? {} : { path }) } };
 }
 
+/** Sends an `ApiError` as `{ "error": { code, message, path? } }` (the daemon, the hub). */
+export function sendErrorBody(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.httpStatus).send(errorBody(error.code, error.message, error.path));
+}
+
 export interface Problem {
   readonly type: string;
   readonly title: string;
@@ -64,6 +69,7 @@ export function problemBody(error: ApiError): Problem {
   };
 }
 
+/** Sends an `ApiError` as application/problem+json (the backend). */
 export function sendProblem(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.httpStatus).type("application/problem+json").send(problemBody(error));
 }

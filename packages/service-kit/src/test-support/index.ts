@@ -19,6 +19,7 @@ export { compileCacheEnv, NODE_FROM_SOURCE } from "./node-from-source.ts";
 export { stopWithOwner } from "./stop-with-owner.ts";
 export { endConnectionsAndAwaitReport } from "./end-connections.ts";
 export { ApiClient, type ApiResponse } from "./api-client.ts";
+export { rawAnswers, type RawAnswer, type RawRequest } from "./raw-answers.ts";
 export { pgliteBackend, postgresBackend, type Backend } from "./backends.ts";
 export {
   capturingLogger,

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { openDatabase } from "../db/database.ts";
-import { migrationFoldersSeeder } from "./pglite-seed.ts";
+import { filesIn, migrationFoldersSeeder } from "./pglite-seed.ts";
 import { makeTempDir, removeDir } from "./temp-dir.ts";
 
 const dirs: string[] = [];
@@ -88,4 +88,17 @@ it("makes a new template when a migration changes", async () => {
   expect((await tablesAndMigrations(notes))[0]).toEqual(["notes"]);
   expect((await tablesAndMigrations(tasks))[0]).toEqual(["tasks"]);
   expect(await readdir(join(tasks, "pglite"))).toContain("PG_VERSION");
+});
+
+it("counts the files of a migration folder's subfolders (frozen copies) among those that decide the schema", async () => {
+  const dir = await tempDir();
+  await mkdir(join(dir, "frozen"));
+  await writeFile(join(dir, "0002_b.ts"), "");
+  await writeFile(join(dir, "0001_a.ts"), "");
+  await writeFile(join(dir, "frozen", "0001-rule.ts"), "");
+  expect(await filesIn(pathToFileURL(`${dir}/`))).toEqual([
+    join(dir, "0001_a.ts"),
+    join(dir, "0002_b.ts"),
+    join(dir, "frozen", "0001-rule.ts"),
+  ]);
 });

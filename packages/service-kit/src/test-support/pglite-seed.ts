@@ -160,12 +160,19 @@ export function migrationFoldersSeeder(
   });
 }
 
-/** The files of the given folders (a service's migrations), sorted, as absolute paths. */
+/**
+ * The files of the given folders and of the folders in them (a service's migrations and the
+ * frozen copies they import), sorted, as absolute paths.
+ */
 export async function filesIn(...folders: readonly URL[]): Promise<string[]> {
   const lists = await Promise.all(
     folders.map(async (folder) => {
       const dir = fileURLToPath(folder);
-      return (await readdir(dir)).sort().map((name) => join(dir, name));
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+      return entries
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name))
+        .sort();
     }),
   );
   return lists.flat();

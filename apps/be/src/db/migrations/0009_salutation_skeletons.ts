@@ -1,10 +1,16 @@
-import { parseRenderState } from "@talkide/renderer";
 import { sql, type Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
-import { confusableSkeleton } from "../../domain/look-alikes.ts";
-import { toRfc3339 } from "../timestamps.ts";
+import { confusableSkeleton } from "./frozen/0009-confusable-skeleton.ts";
+import {
+  normalizeRenderState,
+  toRfc3339,
+  type NormalizedState,
+} from "./frozen/0009-render-state.ts";
 
-// Written against `Kysely<unknown>`: the schema as it was at the time (see 0001).
+// Written against `Kysely<unknown>`: the schema as it was at the time (see 0001). The text
+// rules too are those of the time: frozen copies (./frozen/README.md), not the live renderer
+// and look-alike rules, so a database that meets this migration years later gets what one
+// that met it on release day got.
 
 interface ProjectAtThisTime {
   id: number;
@@ -74,14 +80,12 @@ async function up(db: Kysely<unknown>): Promise<void> {
     ON members (project_id, salutation_skeleton)`.execute(db);
 }
 
-type Normalized = Extract<ReturnType<typeof parseRenderState>, { ok: true }>["state"];
-
 /** The render state's normalization of a stored project and its team, or null. */
 function normalize(
   project: ProjectAtThisTime,
   team: readonly MemberAtThisTime[],
-): Normalized | null {
-  const result = parseRenderState({
+): NormalizedState | null {
+  return normalizeRenderState({
     project: {
       id: project.id,
       name: project.name,
@@ -98,16 +102,15 @@ function normalize(
       salutation: m.salutation,
       teamBriefing: m.team_briefing,
     })),
-    activeMemberId: team[0]?.id,
+    activeMemberId: team[0]?.id ?? "",
   });
-  return result.ok ? result.state : null;
 }
 
 async function storeNormalized(
   db: Kysely<unknown>,
   project: ProjectAtThisTime,
   team: readonly MemberAtThisTime[],
-  state: Normalized,
+  state: NormalizedState,
 ): Promise<void> {
   const p = state.project;
   if (

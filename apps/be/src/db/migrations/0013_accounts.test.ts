@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { findApiTokenUser } from "../../auth/api-tokens.ts";
-import { hashToken } from "../../auth/tokens.ts";
+import { hashToken } from "@talkide/service-kit";
 import { requireMembership } from "../../domain/membership.ts";
 import { openDatabase } from "../connect.ts";
 import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";

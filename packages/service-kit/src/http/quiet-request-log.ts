@@ -3,9 +3,9 @@ import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 /**
  * Fastify's per-request lines at `debug` instead of `info`: "incoming request", "request
  * completed", "route not found" and a client that left a stream early. At the default level
- * (`info`) a short walk through the console wrote dozens of them and scrolled the start banner
- * away; `TALKIDE_LOG_LEVEL=debug` shows them again. Failed requests stay at `error`
- * (Fastify's "request errored", and our error handler's "request failed").
+ * (`info`) a short walk through the backend's console wrote dozens of them and scrolled its
+ * start banner away; the debug level shows them again. Failed requests stay at `error`
+ * (Fastify's "request errored", and the error handler's "request failed").
  */
 export class QuietRequestLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
