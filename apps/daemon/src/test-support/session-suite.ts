@@ -310,6 +310,55 @@ export function defineSessionSuite(backend: Backend): void {
         });
       });
 
+      // Decided once in the turn engine (its README, "Decided once"; the backend's turns.test.ts
+      // asserts the same through its API): a session begins with its first successful turn.
+      it("begins a session whose first turn failed with the next turn, in place: no resume, no reset, even under a new standing prompt", async () => {
+        const promptA = buildStandingPrompt({ brand: "Ticlawk", cli: "ticlawk" });
+        const promptB = buildStandingPrompt({ brand: "Otherbrand", cli: "ticlawk" });
+        const versionB = standingPromptVersion(promptB);
+        const failing = makeDelivery({ conversation_id: "c-first" });
+        const first = await daemon({
+          standingPrompt: { text: promptA, version: standingPromptVersion(promptA) },
+          env: new Map([[String(failing["id"]), { FAKE_CLAUDE_SCENARIO: "is_error" }]]),
+        });
+        await first.td.api.registerAgent("ida", join(first.dir, "ws"));
+        expect(await deliverAndSettle(first.td, "ida", failing)).toMatchObject({
+          state: "failed",
+          failureReason: "is_error",
+        });
+        const [failedTurn] = await first.td.api.turns("&agentId=ida");
+        const [session] = await first.td.api.sessions("&agentId=ida");
+        // The CLI named a session for the failed turn; the session has not begun.
+        expect(failedTurn).toMatchObject({ sessionId: session?.id, resumed: false });
+        expect(failedTurn?.runtimeSessionId).toEqual(expect.any(String));
+        expect(session).toMatchObject({ live: true, runtimeSessionId: null, turnCount: 0 });
+        await first.stop();
+
+        // An upgrade changed the standing prompt before the conversation's next message.
+        const second = await daemon({
+          reuse: { dir: first.dir, databaseUrl: first.databaseUrl },
+          standingPrompt: { text: promptB, version: versionB },
+        });
+        const published: string[] = [];
+        second.td.daemon.events.subscribe((event) => published.push(event.type));
+        const next = makeDelivery({ conversation_id: "c-first" });
+        expect((await deliverAndSettle(second.td, "ida", next)).state).toBe("completed");
+        const [record] = await second.recordOf(String(next["id"]));
+        expect(record?.argv).not.toContain("--resume");
+        expect(record?.argv.slice(4, 6)).toEqual(["--append-system-prompt", promptB]);
+        expect(record?.env["TICLAWK_SESSION_ID"]).toBe(session?.id);
+        expect(published).not.toContain("session.reset");
+        const after = await second.td.api.sessions("&agentId=ida");
+        expect(after).toHaveLength(1);
+        expect(after[0]).toMatchObject({
+          id: session?.id,
+          live: true,
+          standingPromptVersion: versionB,
+          turnCount: 1,
+        });
+        expect(after[0]?.runtimeSessionId).not.toBe(failedTurn?.runtimeSessionId);
+      });
+
       it("marks a session the runtime no longer knows invalid and runs the same delivery again in a fresh one", async () => {
         const { td, dir, recordOf } = await daemon();
         await td.api.registerAgent("fay", join(dir, "ws"));
