@@ -46,6 +46,7 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
+    sandboxDenyRead: [],
     promptCacheTtl: "1h",
     hostId: "test-host",
     upstreamUrl: null,
