@@ -18,7 +18,7 @@ import type { DaemonConfig } from "../config.ts";
 import { PROVIDER_KEY_FILE } from "../runtime/provider-key.ts";
 import {
   makeDelivery,
-  makeTempDir,
+  makeDiskTempDir,
   removeDir,
   startTestDaemon,
   type TestDaemon,
@@ -122,7 +122,6 @@ class Script {
  * the daemon stored.
  */
 describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () => {
-  const tmpdir = process.env["TMPDIR"];
   let dir: string;
   let api: FakeMessagesApi;
   let hub: Awaited<ReturnType<typeof recordingServer>>;
@@ -133,10 +132,7 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
   const results = new Map<string, string>();
 
   beforeAll(async () => {
-    // The sandbox gives commands a /dev of their own: a data directory or workspace in
-    // /dev/shm (where the test suites keep their files) would not exist for them.
-    process.env["TMPDIR"] = "/var/tmp";
-    dir = await makeTempDir("talkide-daemon-sandbox-");
+    dir = await makeDiskTempDir("talkide-daemon-sandbox-");
     api = await startFakeMessagesApi({ reply: script.reply });
     hub = await recordingServer();
     canary = await recordingServer();
@@ -147,8 +143,6 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
     hub.server.close();
     canary.server.close();
     await removeDir(dir);
-    if (tmpdir === undefined) delete process.env["TMPDIR"];
-    else process.env["TMPDIR"] = tmpdir;
   });
 
   /** A daemon on its own data dir, with agent `agent` and bob, whose workspace holds a canary. */
