@@ -333,8 +333,8 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
       expect(files).toContain("No such file or directory");
       expect(search).not.toContain("CANARY");
       // No loopback port but the message service's: refused by the proxy, unreachable directly.
-      expect(ports.match(/Connection blocked by network allowlist/g)).toHaveLength(4);
-      expect(ports.match(/Couldn't connect to server/g)).toHaveLength(4);
+      expect(ports?.match(/Connection blocked by network allowlist/g)).toHaveLength(4);
+      expect(ports?.match(/Couldn't connect to server/g)).toHaveLength(4);
       expect(ports).not.toContain('"status"');
       expect(ports).not.toContain('"type":"error"');
       expect(canary.hits).toHaveLength(0);
