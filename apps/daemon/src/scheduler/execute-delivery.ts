@@ -27,6 +27,7 @@ import type { DaemonEvent, EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
+import { turnSandboxPolicy, type DaemonSandbox } from "../runtime/agent-sandbox.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
 import {
@@ -37,6 +38,7 @@ import {
   type LiveSession,
   type SessionScope,
 } from "../sessions/scope.ts";
+import { otherWorkspaces } from "../store/agents.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
 import { createSession, invalidateSession, repinSession } from "../store/sessions.ts";
@@ -77,6 +79,8 @@ export interface TurnContext {
   readonly watchdog: OrphanWatchdog;
   /** Where each session's current-turn values are written for `ticlawk` (turn-env-file.ts). */
   readonly turnEnvDir: string;
+  /** What every turn's commands may read and reach (agent-sandbox.ts). */
+  readonly sandbox: DaemonSandbox;
   /**
    * Instruction files found in a workspace before a turn are moved to a folder of this
    * directory (one per agent) so the CLI never loads them; unset: they stay and are reported.
@@ -284,6 +288,11 @@ async function beginAttempt(
   const preparedAt = Date.now();
   const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
   const turnEnvFile = join(ctx.turnEnvDir, `${sessionId}.sh`);
+  const sandbox = turnSandboxPolicy(ctx.sandbox, {
+    workspaceDir: delivery.workspace_dir,
+    otherWorkspaces: await otherWorkspaces(ctx.db, delivery.agent_id),
+    turnEnvFile,
+  });
   const env = buildAgentEnv({
     baseEnv: ctx.baseEnv,
     ticlawkBinDir: ctx.ticlawkBinDir,
@@ -321,6 +330,7 @@ async function beginAttempt(
     perTurnVariables,
     sessionKey: sessionId,
     instructionFiles,
+    sandbox,
   };
   // The turn's row, then `turn.started`. A turn in the conversation's kept process gets its
   // row together with how its process started, once that is known (one statement); a turn that

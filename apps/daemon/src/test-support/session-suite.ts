@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { sandboxSettings } from "@talkide/claude-cli";
 import { readFakeClaudeRecords, type FakeClaudeRecord } from "@talkide/claude-cli/testing";
 import {
   buildInboundWakePrompt,
@@ -24,6 +25,25 @@ import {
 
 const PRINT_FLAGS = ["-p", "--output-format", "stream-json", "--verbose"];
 const EXTRA = ["--exclude-dynamic-system-prompt-sections", "--allowedTools", "Bash(ticlawk:*)"];
+/**
+ * The turn's sandbox (issue 49) for an agent of a daemon on `dir` with no other agents: the
+ * data dir and the CLI's config dir denied, the wrapper's dir and the session's env file
+ * readable, no network (no upstream), the key (if this process has one) from its file.
+ */
+function sandboxArgs(dir: string, workspace: string, sessionId: string): string[] {
+  const key = process.env["ANTHROPIC_API_KEY"] ?? process.env["ANTHROPIC_AUTH_TOKEN"] ?? "";
+  return [
+    "--settings",
+    JSON.stringify(
+      sandboxSettings(workspace, {
+        denyRead: [dir, join(dir, "claude")],
+        allowRead: [join(dir, "bin"), join(dir, "turn-env", `${sessionId}.sh`)],
+        allowedHosts: [],
+        apiKeyFile: key === "" ? null : join(dir, "provider-key"),
+      }),
+    ),
+  ];
+}
 /** Every turn sends its wake prompt as one stream-json line (a warm process reads the next). */
 const STREAM_JSON_INPUT = ["--input-format", "stream-json"];
 
@@ -162,6 +182,7 @@ export function defineSessionSuite(backend: Backend): void {
           "--append-system-prompt",
           STANDING_PROMPT,
           ...EXTRA,
+          ...sandboxArgs(dir, workspace, session.id),
           "--model",
           "x",
           ...STREAM_JSON_INPUT,
@@ -176,6 +197,7 @@ export function defineSessionSuite(backend: Backend): void {
           "--append-system-prompt",
           STANDING_PROMPT,
           ...EXTRA,
+          ...sandboxArgs(dir, workspace, session.id),
           "--model",
           "x",
           ...STREAM_JSON_INPUT,
@@ -188,7 +210,7 @@ export function defineSessionSuite(backend: Backend): void {
           Object.entries(process.env).filter(
             ([key, value]) =>
               value !== undefined &&
-              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE))$/.test(
+              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE)|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)$/.test(
                 key,
               ),
           ),
@@ -292,14 +314,16 @@ export function defineSessionSuite(backend: Backend): void {
         const afterUpgrade = makeDelivery({ conversation_id: "c-rot" });
         await deliverAndSettle(second.td, "eve", afterUpgrade);
         const [record] = await second.recordOf(String(afterUpgrade["id"]));
+        const sessions = await second.td.api.sessions("&agentId=eve");
+        const fresh = sessions.find((s) => s.live);
         expect(record?.argv).toEqual([
           ...PRINT_FLAGS,
           "--append-system-prompt",
           promptB,
           ...EXTRA,
+          ...sandboxArgs(first.dir, join(first.dir, "ws"), fresh?.id ?? ""),
           ...STREAM_JSON_INPUT,
         ]);
-        const sessions = await second.td.api.sessions("&agentId=eve");
         expect(sessions.find((s) => s.id === oldSession?.id)).toMatchObject({
           live: false,
           invalidatedReason: "standing_prompt_changed",
