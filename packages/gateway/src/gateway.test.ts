@@ -464,6 +464,8 @@ describe.each([
       expect(totals.day.usd).toBeGreaterThan(0);
       expect(totals.month).toMatchObject({ usd: totals.day.usd, tokens: totals.day.tokens });
       expect(totals.day.since).toMatch(/T00:00:00\.000Z$/);
+      expect(await a.gateway.userTotals("anna")).toEqual(totals);
+      expect((await a.gateway.userTotals("bob")).month).toMatchObject({ usd: 0, tokens: 0 });
     },
   );
 
@@ -552,6 +554,7 @@ describe("why the cache missed, across a restart", () => {
     ]);
     expect(expired?.miss).toMatchObject({ reason: "ttl_expired", gapMs: 61 * 60_000 });
     expect(expired?.phrases).toEqual(["the cache expired after 61 min"]);
+    expect(expired?.missPhrase).toBe("the cache expired after 61 min");
     now += 60_000;
     const changed = await turn("t4", [
       { role: "user", text: "# Projekt\nPekárna\n# Tým\nAnna, Bob" },

@@ -74,6 +74,8 @@ export interface Gateway {
   refusalOf(turnId: string): Promise<LimitReached | null>;
   /** The project's spend and tokens in the current UTC day and month. */
   projectTotals(projectKey: string): Promise<ProjectTotals>;
+  /** A user's spend and tokens in the current UTC day and month, over every project. */
+  userTotals(userKey: string): Promise<ProjectTotals>;
   /** Stops taking requests; waits for what is being recorded. */
   close(): Promise<void>;
 }
@@ -408,7 +410,8 @@ export async function startGateway<DB>(options: GatewayOptions<DB>): Promise<Gat
       await Promise.all([...(pending.get(turnId) ?? [])]);
       return store.refusalOf(turnId);
     },
-    projectTotals: (projectKey) => store.projectTotals(projectKey, clock()),
+    projectTotals: (projectKey) => store.totals("project", projectKey, clock()),
+    userTotals: (userKey) => store.totals("user", userKey, clock()),
     async close() {
       await app.close();
       await Promise.all([...inFlight]);

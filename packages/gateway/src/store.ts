@@ -47,11 +47,13 @@ export interface TurnUsage {
   readonly models: readonly string[];
   /** Why the turn's first request missed the prompt cache (or kept it). */
   readonly miss: MissExplanation | null;
+  /** The host's name for that first miss (`nameMiss`), or null. */
+  readonly missPhrase: string | null;
   /** The host's names for every change the turn's requests met, in order, without repeats. */
   readonly phrases: readonly string[];
 }
 
-/** A project's spend and tokens in the current UTC day and month. */
+/** A project's (or a user's) spend and tokens in the current UTC day and month. */
 export interface ProjectTotals {
   readonly day: { readonly since: string; readonly usd: number; readonly tokens: number };
   readonly month: { readonly since: string; readonly usd: number; readonly tokens: number };
@@ -145,17 +147,17 @@ export class GatewayStore {
     return { project: amounts("project"), user: scope.userKey === null ? null : amounts("user") };
   }
 
-  async projectTotals(projectKey: string, now: number): Promise<ProjectTotals> {
+  /** What a project, or a user (`scope: "user"`), used in the current UTC day and month. */
+  async totals(scope: "project" | "user", key: string, now: number): Promise<ProjectTotals> {
     const { day, month } = periodStarts(now);
+    const column = sql.ref(scope === "project" ? "project_key" : "user_key");
     const { rows } = await sql<Record<string, number>>`SELECT
         COALESCE(SUM(cost_usd) FILTER (WHERE at >= ${day.toISOString()}::timestamptz), 0)::float8 AS day_usd,
         COALESCE(SUM(${TOKENS}) FILTER (WHERE at >= ${day.toISOString()}::timestamptz), 0)::float8 AS day_tokens,
         COALESCE(SUM(cost_usd), 0)::float8 AS month_usd,
         COALESCE(SUM(${TOKENS}), 0)::float8 AS month_tokens
       FROM gateway_requests
-      WHERE project_key = ${projectKey} AND at >= ${month.toISOString()}::timestamptz`.execute(
-      this.#db,
-    );
+      WHERE ${column} = ${key} AND at >= ${month.toISOString()}::timestamptz`.execute(this.#db);
     const r = rows[0] ?? {};
     return {
       day: { since: day.toISOString(), usd: r["day_usd"] ?? 0, tokens: r["day_tokens"] ?? 0 },
@@ -207,6 +209,7 @@ export class GatewayStore {
       costUsd: Number(rows.reduce((total, row) => total + decimalUnits(row.cost_usd), 0n)) / 1e10,
       models,
       miss: first === undefined ? null : jsonOf<MissExplanation>(first.miss),
+      missPhrase: first?.miss_phrase ?? null,
       phrases,
     };
   }
