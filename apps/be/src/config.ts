@@ -4,10 +4,12 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
+import { gatewaySettingsFromEnv, type GatewaySettings } from "@talkide/gateway";
 import {
   ConfigError,
   DEFAULT_CONNECTION_LIMITS,
   parseEnvironment,
+  type ConfigIssue,
   type ConnectionLimits,
 } from "@talkide/service-kit";
 import { QUEUE_POLICY } from "@talkide/work-queue";
@@ -95,6 +97,11 @@ export interface Config {
    * minutes a person takes between messages; `5m` sends the CLI's own defaults unchanged.
    */
   readonly promptCacheTtl: PromptCacheTtl;
+  /**
+   * The LLM gateway's limits (`TALKIDE_LIMIT_*`: spend and tokens per project and per user, per
+   * UTC day and month) and price table (`TALKIDE_MODEL_PRICES_FILE` over the built-in one).
+   */
+  readonly gateway: GatewaySettings;
   /** Create a demo user and project on the first start of an empty database. */
   readonly demo: boolean;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -231,7 +238,23 @@ function claudePathFrom(value: string | undefined, cwd: string): string | null {
  * may be a secret.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
-  const e = parseEnvironment(envSchema, env, { readme: README });
+  // Both parts read first, so that one refusal names every bad variable.
+  const issues: ConfigIssue[] = [];
+  const read = <T>(part: () => T): T | undefined => {
+    try {
+      return part();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(...error.issues);
+      return undefined;
+    }
+  };
+  const parsed = read(() => parseEnvironment(envSchema, env, { readme: README }));
+  const gateway = read(() => gatewaySettingsFromEnv(env, { readme: README, cwd }));
+  const [first, ...more] = issues;
+  if (first !== undefined) throw new ConfigError([first, ...more], README);
+  if (parsed === undefined || gateway === undefined) throw new Error("unreachable");
+  const e = parsed;
   const dataDir = absolute(e.TALKIDE_DATA_DIR ?? join(".data", "be"), cwd);
   const passthrough = (e.TALKIDE_CLAUDE_ENV_PASSTHROUGH ?? "")
     .split(",")
@@ -290,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
     claudeEnvPassthrough: passthrough,
     promptCacheTtl: e.TALKIDE_PROMPT_CACHE_TTL,
+    gateway,
     demo: e.TALKIDE_DEMO,
     logLevel: e.TALKIDE_LOG_LEVEL ?? "info",
   };

@@ -16,12 +16,6 @@ export interface SandboxPolicy {
   readonly denyRead: readonly string[];
   /** Hosts commands may reach (through the CLI's proxy); empty: none. */
   readonly allowedHosts: readonly string[];
-  /**
-   * A file (inside a `denyRead` directory) holding the provider key: the CLI reads it through
-   * its `apiKeyHelper` instead of `ANTHROPIC_API_KEY`, so the key is in no environment a
-   * command inherits. Null: the key (if any) comes from the environment as usual.
-   */
-  readonly apiKeyFile?: string | null;
 }
 
 /** A tool rule that lets the agent run code: `Bash`, `Bash(npm test:*)`, `Bash(*)`, … */
@@ -35,9 +29,7 @@ export function runsCode(rule: string): boolean {
  * allowed only by the host's tool rules (`autoAllowBashIfSandboxed` off).
  */
 export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): object {
-  const keyFile = policy.apiKeyFile ?? null;
   return {
-    ...(keyFile === null ? {} : { apiKeyHelper: `cat ${shellQuoted(keyFile)}` }),
     sandbox: {
       enabled: true,
       failIfUnavailable: true,
@@ -47,10 +39,6 @@ export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): ob
       network: { allowedDomains: [...policy.allowedHosts] },
     },
   };
-}
-
-function shellQuoted(path: string): string {
-  return `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 const run = promisify(execFile);

@@ -65,8 +65,10 @@ export function coldStart(
   services: TurnServices,
   workspaceDir: string,
   session: SessionRow | null,
+  /** The project's key at the gateway: each new process gets a token of its own for it. */
+  projectKey: string,
 ): ColdStart {
-  const { claude, watchdog } = services;
+  const { claude, watchdog, gateway } = services;
   return {
     claudePath: claude.claudePath,
     cwd: workspaceDir,
@@ -79,6 +81,7 @@ export function coldStart(
     }),
     env: claude.env(),
     markerVariable: TURN_ID_VARIABLE,
+    credential: () => gateway.issue({ projectKey }),
     ...(claude.killGraceMs === undefined ? {} : { killGraceMs: claude.killGraceMs }),
     // Its processes must not outlive this instance, however it dies.
     watchdog,

@@ -18,6 +18,7 @@ import { registerPortsRoute } from "./ports.ts";
 import { QuietRequestLog } from "./request-log.ts";
 import { registerRoutes } from "./routes.ts";
 import { registerSecurityHeaders } from "./security-headers.ts";
+import { registerUsageRoute } from "./usage.ts";
 
 export async function buildApp(
   deps: AppDependencies,
@@ -57,6 +58,7 @@ export async function buildApp(
   registerAccountRoutes(app, deps);
   registerRoutes(app, deps);
   registerPortsRoute(app, deps);
+  registerUsageRoute(app, deps);
   registerInviteRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerConsole(app, deps.consoleDir ?? null);
