@@ -227,9 +227,20 @@ describe("why a request's cache missed", () => {
   it("reads a string system prompt and string contents as one block each", () => {
     const a = promptShapeOf({ system: "hi", messages: [{ role: "user", content: "x" }] });
     expect(a?.blocks.map((b) => [b.section, b.key])).toEqual([
-      ["system", "hi"],
-      ["messages", "x"],
+      ["system", '{"type":"text","text":"hi"}'],
+      ["messages", '{"type":"text","text":"x"}'],
     ]);
+    // …the same as the text block it stands for, as the provider caches it.
+    const b = promptShapeOf({
+      system: [{ type: "text", text: "hi" }],
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "x", cache_control: { type: "ephemeral" } }],
+        },
+      ],
+    });
+    expect(b?.blocks.map((x) => x.key)).toEqual(a?.blocks.map((x) => x.key));
     expect(promptShapeOf({ model: "x" })).toBeNull();
     expect(promptShapeOf("nope")).toBeNull();
   });
