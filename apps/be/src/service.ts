@@ -53,6 +53,8 @@ export interface ServiceOptions {
   readonly consoleDir?: string | null;
   /** The environment the spawn passthrough reads from; default process.env. */
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** The LLM gateway's clock (ms since the epoch); tests cross a cache lifetime without waiting. */
+  readonly gatewayClock?: () => number;
 }
 
 export interface RunningService {
@@ -218,6 +220,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       prices: config.gateway.prices,
       logger,
       nameMiss: nameCacheMiss,
+      ...(options.gatewayClock === undefined ? {} : { clock: options.gatewayClock }),
     });
     cleanups.push(() => gateway.close());
     // Releases before the gateway kept the provider key in this file for a sandboxed CLI's
