@@ -464,6 +464,9 @@ describe.each([
       expect(totals.day.usd).toBeGreaterThan(0);
       expect(totals.month).toMatchObject({ usd: totals.day.usd, tokens: totals.day.tokens });
       expect(totals.day.since).toMatch(/T00:00:00\.000Z$/);
+      // Another month had nothing.
+      const lastYear = await a.gateway.projectTotals("project-l", Date.UTC(2025, 0, 15));
+      expect(lastYear.month).toEqual({ since: "2025-01-01T00:00:00.000Z", usd: 0, tokens: 0 });
       expect(await a.gateway.userTotals("anna")).toEqual(totals);
       expect((await a.gateway.userTotals("bob")).month).toMatchObject({ usd: 0, tokens: 0 });
     },

@@ -72,10 +72,10 @@ export interface Gateway {
   turnUsage(turnId: string): Promise<TurnUsage | null>;
   /** The limit the gateway refused one of the turn's requests with, or null. */
   refusalOf(turnId: string): Promise<LimitReached | null>;
-  /** The project's spend and tokens in the current UTC day and month. */
-  projectTotals(projectKey: string): Promise<ProjectTotals>;
-  /** A user's spend and tokens in the current UTC day and month, over every project. */
-  userTotals(userKey: string): Promise<ProjectTotals>;
+  /** The project's spend and tokens in the UTC day and month of `now` (default: the clock's). */
+  projectTotals(projectKey: string, now?: number): Promise<ProjectTotals>;
+  /** A user's spend and tokens in the UTC day and month of `now`, over every project. */
+  userTotals(userKey: string, now?: number): Promise<ProjectTotals>;
   /** Stops taking requests; waits for what is being recorded. */
   close(): Promise<void>;
 }
@@ -410,8 +410,8 @@ export async function startGateway<DB>(options: GatewayOptions<DB>): Promise<Gat
       await Promise.all([...(pending.get(turnId) ?? [])]);
       return store.refusalOf(turnId);
     },
-    projectTotals: (projectKey) => store.totals("project", projectKey, clock()),
-    userTotals: (userKey) => store.totals("user", userKey, clock()),
+    projectTotals: (projectKey, now = clock()) => store.totals("project", projectKey, now),
+    userTotals: (userKey, now = clock()) => store.totals("user", userKey, now),
     async close() {
       await app.close();
       await Promise.all([...inFlight]);

@@ -73,12 +73,16 @@ export interface LimitReached {
   readonly message: string;
 }
 
-/** The UTC day and month a moment falls in, as their first instants. */
-export function periodStarts(now: number): { readonly day: Date; readonly month: Date } {
+/** The UTC day and month a moment falls in: each from its first instant to the next one's. */
+export function periodsOf(now: number): {
+  readonly day: { readonly from: Date; readonly to: Date };
+  readonly month: { readonly from: Date; readonly to: Date };
+} {
   const d = new Date(now);
+  const [y, m, day] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
   return {
-    day: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())),
-    month: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)),
+    day: { from: new Date(Date.UTC(y, m, day)), to: new Date(Date.UTC(y, m, day + 1)) },
+    month: { from: new Date(Date.UTC(y, m, 1)), to: new Date(Date.UTC(y, m + 1, 1)) },
   };
 }
 

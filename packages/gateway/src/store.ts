@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sql, type Kysely } from "kysely";
 import type { MissExplanation, PromptBlock, PromptShape } from "./cache-miss.ts";
-import { periodStarts, type LimitReached, type UsedAmounts } from "./limits.ts";
+import { periodsOf, type LimitReached, type UsedAmounts } from "./limits.ts";
 import type { RequestUsage } from "./usage.ts";
 
 /** Who a request is for: the process's project, and the turn it runs when it was sent. */
@@ -121,24 +121,27 @@ export class GatewayStore {
     );
   }
 
-  /** What the project and the user used in the current UTC day and month, in one read. */
+  /** What the project and the user used in the UTC day and month of `now`, in one read. */
   async usedAmounts(
     scope: { readonly projectKey: string; readonly userKey: string | null },
     now: number,
   ): Promise<{ readonly project: UsedAmounts; readonly user: UsedAmounts | null }> {
-    const { day, month } = periodStarts(now);
+    const { day, month } = periodsOf(now);
+    const today = sql`at >= ${day.from.toISOString()}::timestamptz AND at < ${day.to.toISOString()}::timestamptz`;
+    const project = sql`project_key = ${scope.projectKey}`;
+    const user = sql`user_key = ${scope.userKey}`;
     const { rows } = await sql<Record<string, number>>`SELECT
-        COALESCE(SUM(cost_usd) FILTER (WHERE project_key = ${scope.projectKey} AND at >= ${day.toISOString()}::timestamptz), 0)::float8 AS project_day_usd,
-        COALESCE(SUM(${TOKENS}) FILTER (WHERE project_key = ${scope.projectKey} AND at >= ${day.toISOString()}::timestamptz), 0)::float8 AS project_day_tokens,
-        COALESCE(SUM(cost_usd) FILTER (WHERE project_key = ${scope.projectKey}), 0)::float8 AS project_month_usd,
-        COALESCE(SUM(${TOKENS}) FILTER (WHERE project_key = ${scope.projectKey}), 0)::float8 AS project_month_tokens,
-        COALESCE(SUM(cost_usd) FILTER (WHERE user_key = ${scope.userKey} AND at >= ${day.toISOString()}::timestamptz), 0)::float8 AS user_day_usd,
-        COALESCE(SUM(${TOKENS}) FILTER (WHERE user_key = ${scope.userKey} AND at >= ${day.toISOString()}::timestamptz), 0)::float8 AS user_day_tokens,
-        COALESCE(SUM(cost_usd) FILTER (WHERE user_key = ${scope.userKey}), 0)::float8 AS user_month_usd,
-        COALESCE(SUM(${TOKENS}) FILTER (WHERE user_key = ${scope.userKey}), 0)::float8 AS user_month_tokens
+        COALESCE(SUM(cost_usd) FILTER (WHERE ${project} AND ${today}), 0)::float8 AS project_day_usd,
+        COALESCE(SUM(${TOKENS}) FILTER (WHERE ${project} AND ${today}), 0)::float8 AS project_day_tokens,
+        COALESCE(SUM(cost_usd) FILTER (WHERE ${project}), 0)::float8 AS project_month_usd,
+        COALESCE(SUM(${TOKENS}) FILTER (WHERE ${project}), 0)::float8 AS project_month_tokens,
+        COALESCE(SUM(cost_usd) FILTER (WHERE ${user} AND ${today}), 0)::float8 AS user_day_usd,
+        COALESCE(SUM(${TOKENS}) FILTER (WHERE ${user} AND ${today}), 0)::float8 AS user_day_tokens,
+        COALESCE(SUM(cost_usd) FILTER (WHERE ${user}), 0)::float8 AS user_month_usd,
+        COALESCE(SUM(${TOKENS}) FILTER (WHERE ${user}), 0)::float8 AS user_month_tokens
       FROM gateway_requests
-      WHERE at >= ${month.toISOString()}::timestamptz
-        AND (project_key = ${scope.projectKey} OR user_key = ${scope.userKey})`.execute(this.#db);
+      WHERE at >= ${month.from.toISOString()}::timestamptz AND at < ${month.to.toISOString()}::timestamptz
+        AND (${project} OR ${user})`.execute(this.#db);
     const r = rows[0] ?? {};
     const amounts = (prefix: string): UsedAmounts => ({
       day: { usd: r[`${prefix}_day_usd`] ?? 0, tokens: r[`${prefix}_day_tokens`] ?? 0 },
@@ -147,22 +150,26 @@ export class GatewayStore {
     return { project: amounts("project"), user: scope.userKey === null ? null : amounts("user") };
   }
 
-  /** What a project, or a user (`scope: "user"`), used in the current UTC day and month. */
+  /** What a project, or a user (`scope: "user"`), used in the UTC day and month of `now`. */
   async totals(scope: "project" | "user", key: string, now: number): Promise<ProjectTotals> {
-    const { day, month } = periodStarts(now);
+    const { day, month } = periodsOf(now);
     const column = sql.ref(scope === "project" ? "project_key" : "user_key");
+    const today = sql`at >= ${day.from.toISOString()}::timestamptz AND at < ${day.to.toISOString()}::timestamptz`;
     const { rows } = await sql<Record<string, number>>`SELECT
-        COALESCE(SUM(cost_usd) FILTER (WHERE at >= ${day.toISOString()}::timestamptz), 0)::float8 AS day_usd,
-        COALESCE(SUM(${TOKENS}) FILTER (WHERE at >= ${day.toISOString()}::timestamptz), 0)::float8 AS day_tokens,
+        COALESCE(SUM(cost_usd) FILTER (WHERE ${today}), 0)::float8 AS day_usd,
+        COALESCE(SUM(${TOKENS}) FILTER (WHERE ${today}), 0)::float8 AS day_tokens,
         COALESCE(SUM(cost_usd), 0)::float8 AS month_usd,
         COALESCE(SUM(${TOKENS}), 0)::float8 AS month_tokens
       FROM gateway_requests
-      WHERE ${column} = ${key} AND at >= ${month.toISOString()}::timestamptz`.execute(this.#db);
+      WHERE ${column} = ${key}
+        AND at >= ${month.from.toISOString()}::timestamptz AND at < ${month.to.toISOString()}::timestamptz`.execute(
+      this.#db,
+    );
     const r = rows[0] ?? {};
     return {
-      day: { since: day.toISOString(), usd: r["day_usd"] ?? 0, tokens: r["day_tokens"] ?? 0 },
+      day: { since: day.from.toISOString(), usd: r["day_usd"] ?? 0, tokens: r["day_tokens"] ?? 0 },
       month: {
-        since: month.toISOString(),
+        since: month.from.toISOString(),
         usd: r["month_usd"] ?? 0,
         tokens: r["month_tokens"] ?? 0,
       },
