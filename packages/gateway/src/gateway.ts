@@ -52,6 +52,8 @@ export interface GatewayOptions<DB> {
   readonly clock?: () => number;
   /** A session's stored prompt is forgotten after this long without requests (default 30 days). */
   readonly promptRetentionMs?: number;
+  /** An HTTP proxy to reach the provider through (`http://proxy:3128`); none by default. */
+  readonly proxyUrl?: string | null;
 }
 
 export interface UsageScope {
@@ -132,8 +134,17 @@ export async function startGateway<DB>(options: GatewayOptions<DB>): Promise<Gat
   await app.register(replyFrom, {
     base: upstream.origin,
     disableRequestLogging: true,
-    // A streamed answer may pause for minutes (long thinking): the CLI keeps its own timeouts.
-    undici: { headersTimeout: 0, bodyTimeout: 0 },
+    undici: {
+      // A streamed answer may pause for minutes (long thinking): the CLI keeps its own timeouts.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      // reply-from turns certificate checks off unless told otherwise (its getUndiciOptions
+      // sets `tls.rejectUnauthorized: false`; `connect` comes after it): the provider's key
+      // must only ever reach a provider that proves who it is. (Through a proxy, undici's
+      // ProxyAgent checks the provider's certificate by default.)
+      connect: { rejectUnauthorized: true },
+      ...(options.proxyUrl == null ? {} : { proxy: options.proxyUrl }),
+    },
   });
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const status =
