@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { nameCacheMiss } from "./agent/cache-miss-names.ts";
 import { claudeEnvironment } from "./agent/claude-env.ts";
+import { upstreamProxy } from "./agent/upstream-proxy.ts";
 import { announceServiceUrl, loadAdminToken } from "./auth/local-admin.ts";
 import {
   findBundledClaudePath,
@@ -220,6 +221,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       prices: config.gateway.prices,
       logger,
       nameMiss: nameCacheMiss,
+      proxyUrl: upstreamProxy(upstreamUrl, parentEnv),
       ...(options.gatewayClock === undefined ? {} : { clock: options.gatewayClock }),
     });
     cleanups.push(() => gateway.close());
