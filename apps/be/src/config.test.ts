@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS, DEFAULT_PRICES } from "@talkide/gateway";
 import { ConfigError } from "@talkide/service-kit";
 import { checkModelAccess, loadConfig } from "./config.ts";
 
@@ -39,9 +40,25 @@ describe("loadConfig", () => {
       anthropicBaseUrl: null,
       claudeEnvPassthrough: [],
       promptCacheTtl: "1h",
+      gateway: { limits: DEFAULT_LIMITS, prices: DEFAULT_PRICES },
       demo: true,
       logLevel: "info",
     });
+  });
+
+  it("reads the gateway's limits, and names every bad variable of both parts in one refusal", () => {
+    const config = loadConfig(
+      { HOME: "/h", TALKIDE_LIMIT_USER_DAY_USD: "5.5", TALKIDE_LIMIT_PROJECT_MONTH_TOKENS: "off" },
+      "/srv/app",
+    );
+    expect(config.gateway.limits.find((l) => l.setting === "TALKIDE_LIMIT_USER_DAY_USD")?.cap).toBe(
+      5.5,
+    );
+    expect(() =>
+      loadConfig({ HOME: "/h", TALKIDE_PORT: "70000", TALKIDE_LIMIT_USER_DAY_USD: "lots" }, "/srv"),
+    ).toThrow(
+      /TALKIDE_PORT: must be at most 65535; TALKIDE_LIMIT_USER_DAY_USD: must be an amount in USD/,
+    );
   });
 
   it("puts the default workspaces under XDG_DATA_HOME when it is an absolute path", () => {

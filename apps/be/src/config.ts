@@ -4,10 +4,12 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
+import { gatewaySettingsFromEnv, type GatewaySettings } from "@talkide/gateway";
 import {
   ConfigError,
   DEFAULT_CONNECTION_LIMITS,
   parseServiceEnvironment,
+  type ConfigIssue,
   type ConnectionLimits,
   type LogLevel,
 } from "@talkide/service-kit";
@@ -96,6 +98,11 @@ export interface Config {
    * minutes a person takes between messages; `5m` sends the CLI's own defaults unchanged.
    */
   readonly promptCacheTtl: PromptCacheTtl;
+  /**
+   * The LLM gateway's limits (`TALKIDE_LIMIT_*`: spend and tokens per project and per user, per
+   * UTC day and month) and price table (`TALKIDE_MODEL_PRICES_FILE` over the built-in one).
+   */
+  readonly gateway: GatewaySettings;
   /** Create a demo user and project on the first start of an empty database. */
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -220,17 +227,35 @@ function claudePathFrom(value: string | undefined, cwd: string): string | null {
  * may be a secret.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
-  const { settings, values: e } = parseServiceEnvironment(envSchema, env, {
-    variables: {
-      host: "TALKIDE_HOST",
-      port: "TALKIDE_PORT",
-      dataDir: "TALKIDE_DATA_DIR",
-      databaseUrl: "DATABASE_URL",
-      logLevel: "TALKIDE_LOG_LEVEL",
-    },
-    defaults: { port: 9090, dataDir: join(".data", "be") },
-    readme: README,
-  });
+  // Both parts read first, so that one refusal names every bad variable.
+  const issues: ConfigIssue[] = [];
+  const read = <T>(part: () => T): T | undefined => {
+    try {
+      return part();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(...error.issues);
+      return undefined;
+    }
+  };
+  const parsed = read(() =>
+    parseServiceEnvironment(envSchema, env, {
+      variables: {
+        host: "TALKIDE_HOST",
+        port: "TALKIDE_PORT",
+        dataDir: "TALKIDE_DATA_DIR",
+        databaseUrl: "DATABASE_URL",
+        logLevel: "TALKIDE_LOG_LEVEL",
+      },
+      defaults: { port: 9090, dataDir: join(".data", "be") },
+      readme: README,
+    }),
+  );
+  const gateway = read(() => gatewaySettingsFromEnv(env, { readme: README, cwd }));
+  const [first, ...more] = issues;
+  if (first !== undefined) throw new ConfigError([first, ...more], README);
+  if (parsed === undefined || gateway === undefined) throw new Error("unreachable");
+  const { settings, values: e } = parsed;
   // As given when absolute (the default workspaces directory is named after this exact text).
   const dataDir = absolute(settings.dataDir, cwd);
   const passthrough = (e.TALKIDE_CLAUDE_ENV_PASSTHROUGH ?? "")
@@ -290,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL ?? null,
     claudeEnvPassthrough: passthrough,
     promptCacheTtl: e.TALKIDE_PROMPT_CACHE_TTL,
+    gateway,
     demo: e.TALKIDE_DEMO,
     logLevel: settings.logLevel,
   };

@@ -1,11 +1,14 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
+import { startGateway, type Gateway, type ProviderCredential } from "@talkide/gateway";
 import { assertDirectoriesIsolated } from "@talkide/turn-engine";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { nameCacheMiss } from "./agent/cache-miss-names.ts";
 import { claudeEnvironment } from "./agent/claude-env.ts";
+import { upstreamProxy } from "./agent/upstream-proxy.ts";
 import { announceServiceUrl, loadAdminToken } from "./auth/local-admin.ts";
 import {
   findBundledClaudePath,
@@ -37,6 +40,7 @@ import { isLoopbackHost, openableUrl } from "./public-url.ts";
 import { buildApp } from "./http/app.ts";
 import { builtConsoleDir } from "./http/console.ts";
 import { Cleanups, createLogger, listen, makeDataDirPrivate } from "@talkide/service-kit";
+import { trimWhiteSpace } from "@talkide/text";
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -51,6 +55,8 @@ export interface ServiceOptions {
   readonly consoleDir?: string | null;
   /** The environment the spawn passthrough reads from; default process.env. */
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** The LLM gateway's clock (ms since the epoch); tests cross a cache lifetime without waiting. */
+  readonly gatewayClock?: () => number;
 }
 
 export interface RunningService {
@@ -65,6 +71,8 @@ export interface RunningService {
   readonly demo: DemoSeed | null;
   /** The local fake Messages API, when no ANTHROPIC_API_KEY is configured. */
   readonly demoModel: FakeMessagesApi | null;
+  /** The LLM gateway between every spawned `claude` and the provider (or the demo model). */
+  readonly gateway: Gateway;
   readonly claudePath: string;
   close(): Promise<void>;
 }
@@ -172,9 +180,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
 
     let demoModel: FakeMessagesApi | null = null;
-    let baseUrl = config.anthropicBaseUrl;
-    let apiKey = config.anthropicApiKey;
-    if (apiKey === null && baseUrl === null) {
+    const parentEnv = options.parentEnv ?? process.env;
+    let upstreamUrl = config.anthropicBaseUrl ?? ANTHROPIC_API_URL;
+    let credential = providerCredential(config, parentEnv);
+    if (credential === null && config.anthropicBaseUrl === null) {
       // Loaded only for the demo: with a real key, none of the test doubles is even imported.
       const { demoModelAnswer, startFakeMessagesApi } = await import("@talkide/claude-cli/testing");
       const api = await startFakeMessagesApi({
@@ -188,19 +197,34 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       });
       demoModel = api;
       cleanups.push(() => api.close());
-      baseUrl = api.url;
-      apiKey = "talkide-local-demo-model";
+      upstreamUrl = api.url;
+      credential = { apiKey: "talkide-local-demo-model" };
       logger.warn(
         { demoModelUrl: api.url },
         "ANTHROPIC_API_KEY is not set: replies come from a local demo model, not from Claude",
       );
     }
+    // Every spawned `claude` talks to the provider through this gateway, with a token of its
+    // own: the provider's credential stays in this process (issue 51). Closed after the runner
+    // (cleanups run in reverse), once no turn of ours sends anything.
+    const gateway = await startGateway({
+      upstreamUrl,
+      // checkModelAccess refused a base URL without a credential at `serve`; a caller that
+      // skipped it gets the CLI's own refusal at the provider.
+      credential: credential ?? { apiKey: "" },
+      db: database.db,
+      limits: config.gateway.limits,
+      prices: config.gateway.prices,
+      logger,
+      nameMiss: nameCacheMiss,
+      proxyUrl: upstreamProxy(upstreamUrl, parentEnv),
+      ...(options.gatewayClock === undefined ? {} : { clock: options.gatewayClock }),
+    });
+    cleanups.push(() => gateway.close());
+    // Releases before the gateway kept the provider key in this file for a sandboxed CLI's
+    // apiKeyHelper; nothing reads it now, and the key must not lie around.
+    await rm(join(config.dataDir, "provider-key"), { force: true });
 
-    const parentEnv = options.parentEnv ?? process.env;
-    // With commands allowed, the provider key goes to the CLI in a file of the data directory,
-    // which no command can read, instead of its environment, which every command inherits.
-    const keyFile = runsCommands && apiKey !== null ? join(config.dataDir, "provider-key") : null;
-    if (keyFile !== null && apiKey !== null) await writeFile(keyFile, apiKey, { mode: 0o600 });
     // Instruction files the agent (or anyone) left in a workspace, moved out before a spawn.
     const quarantineDir = join(config.dataDir, "quarantine");
     // Projects' Claude Code processes kept alive between turns while nothing they read changed
@@ -223,6 +247,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       notifications,
       watchdog,
       demoModel: demoModel !== null,
+      gateway,
       ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
       claude: {
         claudePath,
@@ -234,11 +259,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         permissionMode: config.claudePermissionMode,
         allowedTools: config.claudeAllowedTools,
         // Commands read nothing of the service, of other projects or of the CLI's own state.
+        // The CLI's token is in its environment, which commands inherit; it is its process's
+        // alone, dies with it, and commands have no network to reach the gateway with it.
         sandbox: runsCommands
           ? {
               denyRead: [config.dataDir, config.workspacesDir, config.claudeConfigDir],
               allowedHosts: config.sandboxAllowedHosts,
-              apiKeyFile: keyFile,
             }
           : null,
         timeoutMs: config.turnTimeoutMs,
@@ -247,10 +273,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           ...claudeEnvironment({
             claudeConfigDir: config.claudeConfigDir,
             tmpDir: claudeTmpDir,
-            // Sandboxed, the CLI reads the key from its file (apiKeyHelper): no environment a
-            // command inherits holds it (issue 49).
-            anthropicApiKey: keyFile === null ? apiKey : null,
-            anthropicBaseUrl: baseUrl,
             passthrough: config.claudeEnvPassthrough,
             parentEnv,
           }),
@@ -284,6 +306,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         accounts,
         projectsPerUser: config.projectsPerUser,
         quarantineDir,
+        usage: { gateway, demoModel: demoModel !== null },
       },
       logger,
       config.connectionLimits,
@@ -330,6 +353,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       warm,
       demo,
       demoModel,
+      gateway,
       claudePath,
       close: () => cleanups.close(),
     };
@@ -337,6 +361,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await cleanups.close();
     throw error;
   }
+}
+
+/** Where Claude Code sends its requests when no ANTHROPIC_BASE_URL is set: the gateway's upstream. */
+const ANTHROPIC_API_URL = "https://api.anthropic.com";
+
+/**
+ * The provider's credential, which only the gateway holds: ANTHROPIC_API_KEY, else an
+ * ANTHROPIC_AUTH_TOKEN the operator lists in TALKIDE_CLAUDE_ENV_PASSTHROUGH (as before the
+ * gateway, when it went to the CLI); null when there is none.
+ */
+function providerCredential(
+  config: Config,
+  parentEnv: NodeJS.ProcessEnv,
+): ProviderCredential | null {
+  if (config.anthropicApiKey !== null) return { apiKey: config.anthropicApiKey };
+  const token = trimWhiteSpace(parentEnv["ANTHROPIC_AUTH_TOKEN"] ?? "");
+  return config.claudeEnvPassthrough.includes("ANTHROPIC_AUTH_TOKEN") && token !== ""
+    ? { authToken: token }
+    : null;
 }
 
 /** Temporary files of an interrupted atomic write (see write-if-changed.ts) are removed. */

@@ -25,6 +25,7 @@ export function stubTurn(fields: Partial<Turn> = {}): Turn {
     coldReason: "new_session",
     demoModel: false,
     usage: null,
+    cacheMiss: null,
     sessionCacheReuse: null,
     cliFallback: null,
     author: "Anna",

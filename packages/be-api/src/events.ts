@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventNameOn } from "./event-names.ts";
-import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
+import { cacheMissSchema, cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * The events of a turn, as clients see them (stored in turn_events, streamed over SSE), one
@@ -91,9 +91,10 @@ export const TURN_EVENTS = {
       usage: tokenUsageSchema.nullable().optional(),
       sessionCacheReuse: cacheReuseSchema.optional(),
       cliFallback: cliFallbackSchema.optional(),
+      cacheMiss: cacheMissSchema.nullable().optional(),
     })
     .describe(
-      "terminal; `demoModel` as in Turn above: the costs are not real money; `usage`, `sessionCacheReuse` and `cliFallback` as in Turn above (absent in events stored before they existed)",
+      "terminal; `demoModel` as in Turn above: the costs are not real money; `usage`, `sessionCacheReuse`, `cliFallback` and `cacheMiss` as in Turn above (absent in events stored before they existed)",
     ),
   "turn.failed": z
     .object({
@@ -104,9 +105,11 @@ export const TURN_EVENTS = {
       costUsd: z.number().nullable(),
       demoModel: z.boolean(),
       usage: tokenUsageSchema.nullable().optional(),
+      cumulativeCostUsd: z.number().nullable().optional(),
+      cacheMiss: cacheMissSchema.nullable().optional(),
     })
     .describe(
-      "terminal; `sessionId` as the CLI reported it, or null; `demoModel` and `usage` as in Turn above (`usage` absent in events stored before it existed)",
+      "terminal; `sessionId` as the CLI reported it, or null; `demoModel`, `usage`, `cumulativeCostUsd` and `cacheMiss` as in Turn above (absent in events stored before they existed); `code` `usage_limit_reached` when a spend or token limit stopped it (`message` names the limit and its setting)",
     ),
   "turn.stopped": z
     .object({

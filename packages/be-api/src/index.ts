@@ -56,4 +56,10 @@ export {
   type TurnContext,
   type TurnRecord,
 } from "./views.ts";
-export { type CliFallback } from "./usage.ts";
+export {
+  projectUsageSchema,
+  type CacheMiss,
+  type CliFallback,
+  type ExactTokenUsage,
+  type ProjectUsage,
+} from "./usage.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
+import { cacheMissSchema, cacheReuseSchema, cliFallbackSchema, tokenUsageSchema } from "./usage.ts";
 
 /**
  * What the backend's JSON responses hold (see apps/be/API.md): the backend builds them to
@@ -140,12 +140,16 @@ export const turnRecordSchema = z.strictObject({
   message: z.string(),
   resultText: z.string().nullable(),
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  /** What the turn cost (the gateway's exact figure); null while it is queued or running. */
   costUsd: z.number().nullable(),
+  /** What its session has cost so far, this turn included; null for a turn in no session. */
   cumulativeCostUsd: z.number().nullable(),
   /** Answered by the local demo model (no ANTHROPIC_API_KEY): the costs are not real money. */
   demoModel: z.boolean(),
-  /** The turn's tokens as the CLI reported them; null while it runs, or when it reported none. */
+  /** The turn's tokens; null while it runs, or when it sent no request. */
   usage: tokenUsageSchema.nullable(),
+  /** Why the turn's first request missed the prompt cache; null when unknown. */
+  cacheMiss: cacheMissSchema.nullable(),
   /** The session's cache reuse so far, this turn included (cache read / all input tokens). */
   sessionCacheReuse: cacheReuseSchema,
   /** The CLI fell back during this turn and every later turn of the session is heavier. */

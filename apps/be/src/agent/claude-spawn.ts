@@ -71,8 +71,10 @@ export function coldStart(
   workspaceDir: string,
   /** Where the turn resumes (the turn engine's choice); null: a new session. */
   point: SessionPoint | null,
+  /** The project's key at the gateway: each new process gets a token of its own for it. */
+  projectKey: string,
 ): ColdStart {
-  const { claude, watchdog } = services;
+  const { claude, watchdog, gateway } = services;
   return {
     claudePath: claude.claudePath,
     cwd: workspaceDir,
@@ -85,6 +87,7 @@ export function coldStart(
     }),
     env: claude.env(),
     markerVariable: TURN_MARKER_VARIABLE,
+    credential: () => gateway.issue({ projectKey }),
     ...(claude.killGraceMs === undefined ? {} : { killGraceMs: claude.killGraceMs }),
     // Its processes must not outlive this instance, however it dies.
     watchdog,

@@ -12,13 +12,13 @@ import {
 } from "@talkide/claude-cli";
 import {
   sessionCacheReuseOf,
-  usageColumns,
   type transcriptAfterTurn,
   type TurnOutcome,
 } from "@talkide/turn-engine";
-import type { CliFallback } from "@talkide/be-api";
+import type { CliFallback, ExactTokenUsage } from "@talkide/be-api";
 import { type RawBuilder, sql } from "kysely";
-import type { TurnRow } from "../domain/turns.ts";
+import type { CacheMissColumn } from "../db/schema.ts";
+import { cacheMissView, type TurnRow } from "../domain/turns.ts";
 import type { SessionRow } from "./session-pinning.ts";
 import { storeSessionTranscript } from "./session-transcripts.ts";
 import type { LiveTurn } from "./turn-events.ts";
@@ -38,9 +38,16 @@ export async function recordOutcome(
   transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
   const { db, logger } = services;
-  const cost = classified.costUsd;
+  // What the turn cost and used is what the gateway saw of its requests, exactly.
+  const figures = await exactFigures(services, turn.id);
   if (classified.kind !== "succeeded") {
-    const { result, error } = classified;
+    const { result } = classified;
+    // A request refused over a limit is the turn's failure, in the gateway's words.
+    const refusal = await services.gateway.refusalOf(turn.id);
+    const error =
+      refusal === null
+        ? classified.error
+        : { code: "usage_limit_reached", message: refusal.message };
     if (resumedFrom !== undefined && result.totalCostUsd !== null && result.sessionId !== null) {
       // Money was spent inside the session; the next turn's difference must not count it twice.
       await db
@@ -70,11 +77,12 @@ export async function recordOutcome(
       live,
       error.code,
       error.message,
-      cost,
-      result.totalCostUsd,
       result.sessionId,
       {},
-      result.usage,
+      {
+        figures,
+        resumedFrom: resumedFrom ?? null,
+      },
     );
     return;
   }
@@ -90,9 +98,8 @@ export async function recordOutcome(
     sessionId: result.sessionId,
     lastMessageId: result.lastMessageId,
     resultText: result.resultText,
-    cost,
-    cumulative: result.totalCostUsd,
-    usage: result.usage,
+    cliCumulative: result.totalCostUsd,
+    figures,
     // Recorded, and the session continues: see "A gateway that refuses deferred tools" in the
     // README (a new session would pay a whole prefix write and meet the same refusal).
     cliFallback: cliFallbackOfTurn(
@@ -104,9 +111,9 @@ export async function recordOutcome(
     resumedFrom !== undefined && transcript !== null
       ? await storeAppendedOutcome(services, turn, resumedFrom, transcript, outcome)
       : null;
-  const sessionCacheReuse =
+  const totals =
     appended !== null
-      ? appended.sessionCacheReuse
+      ? appended
       : await storeOutcome(services, turn, resumedFrom, transcript, outcome);
   // `demoModel: true` beside the cost: the local demo model's costs are not real money. At
   // debug, as every per-turn line: the terminal of `npm start` keeps its sign-in lines in view
@@ -114,7 +121,7 @@ export async function recordOutcome(
   logger.debug(
     {
       turnId: turn.id,
-      costUsd: cost,
+      costUsd: figures.costUsd,
       demoModel: services.demoModel,
       ...(outcome.cliFallback === null ? {} : { cliFallback: outcome.cliFallback }),
     },
@@ -125,14 +132,75 @@ export async function recordOutcome(
     sessionId: result.sessionId,
     resumed: resumedFrom !== undefined,
     resultText: result.resultText,
-    costUsd: cost,
-    cumulativeCostUsd: result.totalCostUsd,
+    costUsd: figures.costUsd,
+    cumulativeCostUsd: totals.sessionCostUsd,
     demoModel: services.demoModel,
-    usage: result.usage,
-    sessionCacheReuse,
+    usage: figures.usage,
+    sessionCacheReuse: totals.sessionCacheReuse,
     cliFallback: outcome.cliFallback,
+    cacheMiss: figures.cacheMiss === null ? null : cacheMissView(figures.cacheMiss),
   });
   await releaseTurn(services, turn.id, live);
+}
+
+/** A turn's exact figures, from the gateway's rows of its requests. */
+export interface ExactFigures {
+  /** USD; 0 when the turn sent no request (nothing reached the provider). */
+  readonly costUsd: number;
+  /** Null when the turn sent no request. */
+  readonly usage: ExactTokenUsage | null;
+  readonly cacheMiss: CacheMissColumn | null;
+}
+
+async function exactFigures(services: TurnServices, turnId: string): Promise<ExactFigures> {
+  const exact = await services.gateway.turnUsage(turnId);
+  if (exact === null) return { costUsd: 0, usage: null, cacheMiss: null };
+  return {
+    costUsd: exact.costUsd,
+    usage: {
+      inputTokens: exact.inputTokens,
+      cacheCreationInputTokens: exact.cacheWrite5mTokens + exact.cacheWrite1hTokens,
+      cacheReadInputTokens: exact.cacheReadTokens,
+      outputTokens: exact.outputTokens,
+      cacheCreation5mInputTokens: exact.cacheWrite5mTokens,
+      cacheCreation1hInputTokens: exact.cacheWrite1hTokens,
+    },
+    cacheMiss:
+      exact.miss === null
+        ? null
+        : {
+            reason: exact.miss.reason,
+            phrase: exact.missPhrase,
+            position: exact.miss.position,
+            gapMs: exact.miss.gapMs,
+            ttlMs: exact.miss.ttlMs,
+          },
+  };
+}
+
+/** The turn record's columns of its exact figures. */
+function figureColumns(figures: ExactFigures) {
+  const { usage } = figures;
+  return {
+    cost_usd: figures.costUsd,
+    input_tokens: usage?.inputTokens ?? null,
+    cache_creation_input_tokens: usage?.cacheCreationInputTokens ?? null,
+    cache_read_input_tokens: usage?.cacheReadInputTokens ?? null,
+    output_tokens: usage?.outputTokens ?? null,
+    cache_write_5m_tokens: usage?.cacheCreation5mInputTokens ?? null,
+    cache_write_1h_tokens: usage?.cacheCreation1hInputTokens ?? null,
+    cache_miss: figures.cacheMiss === null ? null : JSON.stringify(figures.cacheMiss),
+  };
+}
+
+/**
+ * What the session has cost so far, this turn included: its earlier turns' costs (every turn
+ * recorded in it, failed and stopped ones too) plus this one's. Our own sums, never the CLI's
+ * running total, which a resumed process reports from another start.
+ */
+function sessionCost(sessionId: string, turnId: string, cost: number): RawBuilder<number> {
+  return sql<number>`(SELECT COALESCE(SUM(p.cost_usd), 0) FROM turns p
+    WHERE p.agent_session_id = ${sessionId}::uuid AND p.id <> ${turnId}::uuid) + ${cost}::float8`;
 }
 
 export async function failTurn(
@@ -141,16 +209,20 @@ export async function failTurn(
   live: LiveTurn,
   code: string,
   message: string,
-  cost: number | null,
-  cumulative: number | null,
   /** The session the CLI reported for this turn, even though the turn failed. */
   claudeSessionId: string | null,
   /** Further fields of the turn record the failed turn had not stored yet. */
   unrecorded: { readonly workspace_instruction_files?: string } = {},
-  /** The tokens the turn used before it failed, when the CLI reported them. */
-  usage: TokenUsage | null = null,
+  ran: {
+    /** The turn's exact figures (read from the gateway when not given). */
+    readonly figures?: ExactFigures;
+    /** The session the turn ran in: what it cost counts in that session's total. */
+    readonly resumedFrom?: SessionRow | null;
+  } = {},
 ): Promise<void> {
-  await services.db
+  const figures = ran.figures ?? (await exactFigures(services, turn.id));
+  const session = ran.resumedFrom ?? null;
+  const recorded = await services.db
     .updateTable("turns")
     .set({
       ...unrecorded,
@@ -158,25 +230,32 @@ export async function failTurn(
       claude_session_id: claudeSessionId,
       error_code: code,
       error_message: message,
-      cost_usd: cost,
-      cumulative_cost_usd: cumulative,
-      ...usageColumns(usage),
+      ...figureColumns(figures),
+      ...(session === null
+        ? { cumulative_cost_usd: null }
+        : {
+            agent_session_id: session.id,
+            cumulative_cost_usd: sessionCost(session.id, turn.id, figures.costUsd),
+          }),
       demo_model: services.demoModel,
       // A turn started by its own message may fail before its process record marked it started.
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
       finished_at: sql<string>`clock_timestamp()`,
     })
     .where("id", "=", turn.id)
-    .execute();
+    .returning("cumulative_cost_usd")
+    .executeTakeFirst();
   services.logger.warn({ turnId: turn.id, code }, "turn failed");
   live.emit("turn.failed", {
     turnId: turn.id,
     code,
     message,
     sessionId: claudeSessionId,
-    costUsd: cost,
+    costUsd: figures.costUsd,
     demoModel: services.demoModel,
-    usage,
+    usage: figures.usage,
+    cumulativeCostUsd: recorded?.cumulative_cost_usd ?? null,
+    cacheMiss: figures.cacheMiss === null ? null : cacheMissView(figures.cacheMiss),
   });
   await releaseTurn(services, turn.id, live);
 }
@@ -215,9 +294,9 @@ interface SucceededOutcome {
   readonly sessionId: string;
   readonly lastMessageId: string | null;
   readonly resultText: string;
-  readonly cost: number | null;
-  readonly cumulative: number | null;
-  readonly usage: TokenUsage | null;
+  /** The CLI's running total (kept on the session for the pipeline's own bookkeeping only). */
+  readonly cliCumulative: number | null;
+  readonly figures: ExactFigures;
   /** The CLI's fallback during the turn that makes the session's later requests heavier. */
   readonly cliFallback: CliFallback | null;
 }
@@ -228,7 +307,7 @@ interface SucceededOutcome {
  * turn's record. The statement requires that the stored transcript is still the one the
  * ledger remembers (written by that turn); when it is not (another instance stored one since,
  * or this instance does not remember any), it writes nothing and returns null. Stored, it
- * returns the session's cache reuse as the turn's record now says.
+ * returns the session's totals as the turn's record now says.
  */
 async function storeAppendedOutcome(
   services: TurnServices,
@@ -236,12 +315,12 @@ async function storeAppendedOutcome(
   session: SessionRow,
   transcript: TurnTranscript,
   outcome: SucceededOutcome,
-): Promise<{ readonly sessionCacheReuse: number | null } | null> {
+): Promise<SessionTotals | null> {
   const ledger = TranscriptLedger.of(services.db);
   const plan = ledger.plan(session.id, transcript);
   if (plan.append === null) return null;
-  const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.usage);
-  const usage = usageColumns(outcome.usage);
+  const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.figures.usage);
+  const columns = figureColumns(outcome.figures);
   const { rows } = await sql<SessionTotalsRow & { appended: boolean }>`
     WITH transcript AS (
       UPDATE agent_session_transcripts SET
@@ -262,7 +341,7 @@ async function storeAppendedOutcome(
     ), session AS (
       UPDATE agent_sessions SET
         claude_session_id = ${outcome.sessionId},
-        cumulative_cost_usd = ${outcome.cumulative},
+        cumulative_cost_usd = ${outcome.cliCumulative},
         resume_at_message_id = ${outcome.lastMessageId},
         updated_at = clock_timestamp()
       WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM transcript)
@@ -273,33 +352,53 @@ async function storeAppendedOutcome(
         claude_session_id = ${outcome.sessionId},
         resumed = true,
         result_text = ${outcome.resultText},
-        cost_usd = ${outcome.cost},
-        cumulative_cost_usd = ${outcome.cumulative},
-        input_tokens = ${usage.input_tokens}::int,
-        cache_creation_input_tokens = ${usage.cache_creation_input_tokens}::int,
-        cache_read_input_tokens = ${usage.cache_read_input_tokens}::int,
-        output_tokens = ${usage.output_tokens}::int,
+        cost_usd = ${columns.cost_usd}::float8,
+        cumulative_cost_usd = ${sessionCost(session.id, turn.id, columns.cost_usd)},
+        input_tokens = ${columns.input_tokens}::int,
+        cache_creation_input_tokens = ${columns.cache_creation_input_tokens}::int,
+        cache_read_input_tokens = ${columns.cache_read_input_tokens}::int,
+        output_tokens = ${columns.output_tokens}::int,
+        cache_write_5m_tokens = ${columns.cache_write_5m_tokens}::int,
+        cache_write_1h_tokens = ${columns.cache_write_1h_tokens}::int,
+        cache_miss = ${columns.cache_miss}::jsonb,
         session_input_tokens = ${totals.input},
         session_cache_read_tokens = ${totals.cacheRead},
         cli_fallback = ${outcome.cliFallback},
         demo_model = ${services.demoModel},
         finished_at = clock_timestamp()
       WHERE id = ${turn.id} AND EXISTS (SELECT 1 FROM transcript)
-      RETURNING session_input_tokens, session_cache_read_tokens
+      RETURNING session_input_tokens, session_cache_read_tokens, cumulative_cost_usd
     )
     SELECT EXISTS (SELECT 1 FROM transcript) AS appended,
            (SELECT session_input_tokens FROM succeeded) AS session_input_tokens,
-           (SELECT session_cache_read_tokens FROM succeeded) AS session_cache_read_tokens`.execute(
-    services.db,
-  );
+           (SELECT session_cache_read_tokens FROM succeeded) AS session_cache_read_tokens,
+           (SELECT cumulative_cost_usd FROM succeeded) AS cumulative_cost_usd`.execute(services.db);
   const row = rows[0];
   if (row?.appended !== true) return null;
   ledger.stored(session.id, turn.id, plan, true);
-  return { sessionCacheReuse: sessionCacheReuseOf(row) };
+  return totalsOf(row);
 }
 
-/** What a turn's record says of its session's tokens so far. */
-type SessionTotalsRow = Pick<TurnRow, "session_input_tokens" | "session_cache_read_tokens">;
+/** What a turn's record says of its session so far. */
+type SessionTotalsRow = Pick<
+  TurnRow,
+  "session_input_tokens" | "session_cache_read_tokens" | "cumulative_cost_usd"
+>;
+
+/** The session's cache reuse and cost so far, this turn included. */
+interface SessionTotals {
+  readonly sessionCacheReuse: number | null;
+  readonly sessionCostUsd: number | null;
+}
+
+function totalsOf(row: SessionTotalsRow | undefined): SessionTotals {
+  return row === undefined
+    ? { sessionCacheReuse: null, sessionCostUsd: null }
+    : {
+        sessionCacheReuse: sessionCacheReuseOf(row),
+        sessionCostUsd: row.cumulative_cost_usd,
+      };
+}
 
 /** The general case, in one transaction: a new or continued session, any transcript. */
 async function storeOutcome(
@@ -308,7 +407,7 @@ async function storeOutcome(
   resumedFrom: SessionRow | undefined,
   transcript: TurnTranscript | null,
   outcome: SucceededOutcome,
-): Promise<number | null> {
+): Promise<SessionTotals> {
   const { db } = services;
   const stored = await db.transaction().execute(async (trx) => {
     let id: string;
@@ -318,7 +417,7 @@ async function storeOutcome(
         .updateTable("agent_sessions")
         .set({
           claude_session_id: outcome.sessionId,
-          cumulative_cost_usd: outcome.cumulative,
+          cumulative_cost_usd: outcome.cliCumulative,
           resume_at_message_id: outcome.lastMessageId,
           updated_at: sql<string>`clock_timestamp()`,
         })
@@ -337,7 +436,7 @@ async function storeOutcome(
         .values({
           project_id: turn.project_id,
           claude_session_id: outcome.sessionId,
-          cumulative_cost_usd: outcome.cumulative,
+          cumulative_cost_usd: outcome.cliCumulative,
           resume_at_message_id: outcome.lastMessageId,
           agent_sha256: services.claude.pinned.agentSha256,
           plugin_sha256: services.claude.pinned.pluginSha256,
@@ -348,7 +447,7 @@ async function storeOutcome(
     }
     const mark =
       transcript === null ? null : await storeSessionTranscript(trx, id, turn.id, transcript);
-    const totals = sessionTotals(turn.project_id, id, turn.id, outcome.usage);
+    const totals = sessionTotals(turn.project_id, id, turn.id, outcome.figures.usage);
     const recorded = await trx
       .updateTable("turns")
       .set({
@@ -357,9 +456,8 @@ async function storeOutcome(
         claude_session_id: outcome.sessionId,
         resumed: resumedFrom !== undefined,
         result_text: outcome.resultText,
-        cost_usd: outcome.cost,
-        cumulative_cost_usd: outcome.cumulative,
-        ...usageColumns(outcome.usage),
+        ...figureColumns(outcome.figures),
+        cumulative_cost_usd: sessionCost(id, turn.id, outcome.figures.costUsd),
         session_input_tokens: totals.input,
         session_cache_read_tokens: totals.cacheRead,
         cli_fallback: outcome.cliFallback,
@@ -367,7 +465,7 @@ async function storeOutcome(
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turn.id)
-      .returning(["session_input_tokens", "session_cache_read_tokens"])
+      .returning(["session_input_tokens", "session_cache_read_tokens", "cumulative_cost_usd"])
       .executeTakeFirst();
     return { id, mark, recorded };
   });
@@ -380,7 +478,7 @@ async function storeOutcome(
       transcript?.cursor ?? null,
     );
   }
-  return stored.recorded === undefined ? null : sessionCacheReuseOf(stored.recorded);
+  return totalsOf(stored.recorded);
 }
 
 /**
@@ -393,16 +491,27 @@ export async function recordStopped(
   turn: TurnRow,
   live: LiveTurn,
   stoppedBy: string,
+  /** The session the turn ran in, when known: what it cost counts in that session's total. */
+  ranIn: SessionRow | null = null,
 ): Promise<void> {
   const answered = live.events.flatMap((event) =>
     event.type === "agent.text" && !("unrecognized" in event) ? [event.data.text] : [],
   );
   const resultText = answered.length === 0 ? null : answered.join("\n\n");
+  // What it spent before the stop was spent all the same.
+  const figures = await exactFigures(services, turn.id);
   await services.db
     .updateTable("turns")
     .set({
       status: "stopped",
       result_text: resultText,
+      ...figureColumns(figures),
+      ...(ranIn === null
+        ? {}
+        : {
+            agent_session_id: ranIn.id,
+            cumulative_cost_usd: sessionCost(ranIn.id, turn.id, figures.costUsd),
+          }),
       demo_model: services.demoModel,
       started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
       finished_at: sql<string>`clock_timestamp()`,

@@ -9,6 +9,7 @@ import { prepareSpawnContext } from "../context/prepare.ts";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import type { TurnEmitter } from "./turn-events.ts";
+import { projectUsageKey } from "./usage-keys.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 /** What a prepared spawn starts from: where Claude Code runs and what it reads at start. */
@@ -36,7 +37,7 @@ export async function writeContext(
   live: TurnEmitter,
   onWorkspace: (workspaceDir: string) => void,
   project: ProjectRow | undefined,
-): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered">> {
+): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered"> & { readonly projectKey: string }> {
   try {
     const prepared = await prepareSpawnContext(services.db, {
       projectId: turn.project_id,
@@ -51,7 +52,11 @@ export async function writeContext(
       files: prepared.files,
       resumeReminderBytes: prepared.resumeReminderBytes,
     });
-    return { workspaceDir: prepared.project.workspace_dir, rendered: prepared.contents };
+    return {
+      workspaceDir: prepared.project.workspace_dir,
+      rendered: prepared.contents,
+      projectKey: projectUsageKey(prepared.project),
+    };
   } catch (error) {
     if (error instanceof ApiError) {
       throw new TurnFailure(

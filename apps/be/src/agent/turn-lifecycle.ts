@@ -37,6 +37,7 @@ import {
 import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
 import { failTurn, recordOutcome, recordStopped, stopRequestedBy } from "./outcome-store.ts";
 import type { TurnServices } from "./turn-services.ts";
+import { userUsageKey } from "./usage-keys.ts";
 import { loadSessionTranscript } from "./session-transcripts.ts";
 
 /**
@@ -67,7 +68,10 @@ export async function runTurn(
 }
 
 /** What the backend's context stage prepared: the rendered files, the workspace inspected. */
-interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {}
+interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {
+  /** The project's key at the LLM gateway. */
+  readonly projectKey: string;
+}
 
 /** An attempt of a backend turn: in the project's session, or (null) in a new one. */
 interface BackendAttempt extends TurnAttempt {
@@ -90,6 +94,8 @@ function backendHost(
   const startup: { digest: Promise<string> | null } = { digest: null };
   /** Where this turn's guard moved instruction files to (null: nothing was moved). */
   const movedTo: { folder: string | null } = { folder: null };
+  /** The writer's user at the gateway: their limits apply to the turn. Read once. */
+  const writer: { userKey: Promise<string | null> | null } = { userKey: null };
   return {
     pool: services.warm,
     claudeConfigDir: claude.claudeConfigDir,
@@ -172,20 +178,30 @@ function backendHost(
       );
     },
 
-    beginAttempt: (session, point, context, instructionFiles) => {
+    beginAttempt: async (session, point, context, instructionFiles) => {
+      writer.userKey ??= writerUserKey(services, turn);
+      const userKey = await writer.userKey;
+      // Nothing is spawned for a turn over a spend or token limit: it fails with the
+      // gateway's words (which limit, who can raise it); its message stays for a retry.
+      const reached = await services.gateway.checkLimits({
+        projectKey: context.projectKey,
+        userKey,
+      });
+      if (reached !== null) throw new TurnFailure("usage_limit_reached", reached.message);
       const digest =
         startup.digest ?? startupDigest(claude, { ...context, instructionFiles }, movedTo.folder);
       startup.digest = digest;
-      return Promise.resolve({
+      return {
         session,
         instructionFiles,
         turnId: turn.id,
         key: warmKey(turn.project_id),
         sessionKey: session?.id ?? null,
         previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
-        cold: coldStart(services, context.workspaceDir, point),
+        userKey,
+        cold: coldStart(services, context.workspaceDir, point, context.projectKey),
         digest: () => digest,
-      });
+      };
     },
     // The record is written while the CLI works, and awaited before the outcome. Until it
     // commits, the orphan watchdog, which tracks the process's marker for as long as the
@@ -223,7 +239,7 @@ function backendHost(
       if (outcome.kind !== "succeeded") {
         const stoppedBy = await stopRequestedBy(services, turn.id);
         if (stoppedBy !== null) {
-          await recordStopped(services, turn, live, stoppedBy);
+          await recordStopped(services, turn, live, stoppedBy, attempt.session);
           return;
         }
       }
@@ -245,7 +261,7 @@ function backendHost(
             );
       if (!(error instanceof TurnFailure))
         logger.error({ err: error, turnId: turn.id }, "turn failed unexpectedly");
-      await failTurn(services, turn, live, failure.code, failure.message, null, null, null, {
+      await failTurn(services, turn, live, failure.code, failure.message, null, {
         // What the workspace check found stays on the record when the turn failed after it.
         ...(progress.instructionFiles === null
           ? {}
@@ -253,6 +269,16 @@ function backendHost(
       });
     },
   };
+}
+
+/** The gateway's key of the user who wrote the turn's message (null: the member row is gone). */
+async function writerUserKey(services: TurnServices, turn: TurnRow): Promise<string | null> {
+  const member = await services.db
+    .selectFrom("members")
+    .select("user_id")
+    .where("id", "=", turn.member_id)
+    .executeTakeFirst();
+  return member === undefined ? null : userUsageKey(member.user_id);
 }
 
 /** A queued turn taken to run here; undefined when it was settled meanwhile (say, abandoned). */

@@ -147,12 +147,15 @@ async function recordTurnFailure(
         status: "failed",
         error_code: code,
         error_message: message,
+        // What its requests cost, as the LLM gateway of whichever instance ran it recorded them.
+        cost_usd: sql<number>`(SELECT COALESCE(SUM(g.cost_usd), 0)::float8 FROM gateway_requests g
+                               WHERE g.turn_id = ${turnId})`,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turnId)
       .where("status", "in", ["queued", "running"])
       // Stamped by the instance that started running the turn (false when none did).
-      .returning(["id", "demo_model"])
+      .returning(["id", "demo_model", "cost_usd"])
       .executeTakeFirst();
     if (row === undefined) return false;
     await appendTerminalEvent(trx, turnId, "turn.failed", {
@@ -160,7 +163,7 @@ async function recordTurnFailure(
       code,
       message,
       sessionId: null,
-      costUsd: null,
+      costUsd: row.cost_usd,
       demoModel: row.demo_model,
     });
     return true;

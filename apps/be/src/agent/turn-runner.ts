@@ -53,7 +53,7 @@ export class TurnRunner {
   constructor(options: TurnRunnerOptions) {
     this.options = options;
     this.notifications = options.notifications;
-    const { db, logger, claude, layout, writeHooks, watchdog, warm, demoModel } = options;
+    const { db, logger, claude, layout, writeHooks, watchdog, warm, demoModel, gateway } = options;
     this.services = {
       db,
       logger,
@@ -62,6 +62,7 @@ export class TurnRunner {
       watchdog,
       warm,
       demoModel,
+      gateway,
       ...(writeHooks === undefined ? {} : { writeHooks }),
       hub: this.hub,
     };

@@ -3,6 +3,7 @@
  * context layout and this instance's hub of live turns. One object, built once by the runner.
  */
 import type { OrphanWatchdog, WarmProcessPool } from "@talkide/claude-cli";
+import type { Gateway } from "@talkide/gateway";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { ContextLayout } from "../context/prepare.ts";
@@ -28,4 +29,10 @@ export interface TurnServices {
    * for Claude's or its costs for real money.
    */
   readonly demoModel: boolean;
+  /**
+   * The LLM gateway every process of this instance talks to: each new process gets a token of
+   * its own, every turn's exact usage, cost and cache miss come from its rows, and a turn over
+   * a spend or token limit is refused before anything is spawned.
+   */
+  readonly gateway: Gateway;
 }

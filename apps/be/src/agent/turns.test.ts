@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { cacheReuse, changedInstructionReminderBytes } from "@talkide/claude-cli";
+import { changedInstructionReminderBytes } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import {
   buildMaraPlugin,
@@ -196,8 +196,10 @@ describe("turns with the fake claude", () => {
       expect(firstDone).toMatchObject({
         resumed: false,
         resultText: "Done.",
-        costUsd: 0.0125,
-        cumulativeCostUsd: 0.0125,
+        // The costs are the gateway's: the fake claude sends nothing to the provider.
+        costUsd: 0,
+        cumulativeCostUsd: 0,
+        usage: null,
         // A key is configured: Claude answers, the costs are real.
         demoModel: false,
       });
@@ -254,8 +256,8 @@ describe("turns with the fake claude", () => {
       expect(secondDone).toMatchObject({
         resumed: true,
         sessionId: firstDone.sessionId,
-        costUsd: 0.0125,
-        cumulativeCostUsd: 0.025,
+        costUsd: 0,
+        cumulativeCostUsd: 0,
       });
 
       // A third message after the process was ended (as by its idle timeout): a cold resume.
@@ -325,7 +327,13 @@ describe("turns with the fake claude", () => {
       const env = records[0]?.env ?? {};
       expect(env.CLAUDE_CONFIG_DIR).toBe(join(service.harness.dataDir, "claude"));
       expect(env.TMPDIR).toBe(join(service.harness.dataDir, "claude-tmp"));
-      expect(env.ANTHROPIC_API_KEY).toBe("test-key");
+      // The provider's key stays with the service's LLM gateway: each process has a token of
+      // its own (a warm turn's is its process's), and the gateway's address.
+      expect(env.ANTHROPIC_API_KEY).toMatch(/^tkgw_[A-Za-z0-9_-]{43}$/);
+      expect(env.ANTHROPIC_BASE_URL).toBe(service.harness.service.gateway.url);
+      expect(records[1]?.env.ANTHROPIC_API_KEY).toBe(env.ANTHROPIC_API_KEY);
+      expect(records[2]?.env.ANTHROPIC_API_KEY).not.toBe(env.ANTHROPIC_API_KEY);
+      expect(JSON.stringify(records)).not.toContain("test-key");
       expect(env.DATABASE_URL).toBeUndefined();
       expect(env.SOME_SECRET).toBeUndefined();
       // Leftovers of a killed service are found by the id every process carries: the turn
@@ -351,34 +359,24 @@ describe("turns with the fake claude", () => {
           t.cumulativeCostUsd,
         ]),
       ).toEqual([
-        [3, "succeeded", true, 0.0125, 0.0375],
-        [2, "succeeded", true, 0.0125, 0.025],
-        [1, "succeeded", false, 0.0125, 0.0125],
+        [3, "succeeded", true, 0, 0],
+        [2, "succeeded", true, 0, 0],
+        [1, "succeeded", false, 0, 0],
       ]);
       expect(turns.body.turns.map((t) => [t.process, t.coldReason])).toEqual([
         ["cold", "idle_timeout"],
         ["warm", null],
         ["cold", "new_session"],
       ]);
-      // The tokens as the CLI reported them (the fake's figures: the first turn writes the
-      // 2,000-token prefix, each later one reads what was written and writes 200), and the
-      // session's reuse so far: cache read over all input of turns 1..n.
-      const usage = (write: number, read: number) => ({
-        inputTokens: 100,
-        cacheCreationInputTokens: write,
-        cacheReadInputTokens: read,
-        outputTokens: 10,
-      });
-      expect(turns.body.turns.map((t) => [t.usage, t.sessionCacheReuse])).toEqual([
-        [usage(200, 2200), cacheReuse(2000 + 2200, 2100 + 2300 + 2500)],
-        [usage(200, 2000), cacheReuse(2000, 2100 + 2300)],
-        [usage(2000, 0), 0],
+      // Tokens and costs are what the LLM gateway saw: the fake claude sends it nothing, so
+      // there are none (the real CLI's turns: gateway-usage.wire.test.ts). Its own result
+      // figures are not taken.
+      expect(turns.body.turns.map((t) => [t.usage, t.sessionCacheReuse, t.cacheMiss])).toEqual([
+        [null, null, null],
+        [null, null, null],
+        [null, null, null],
       ]);
-      // The terminal events say the same, warm (an append) and cold alike.
-      expect([firstDone, secondDone, thirdDone].map((d) => d.sessionCacheReuse)).toEqual(
-        turns.body.turns.map((t) => t.sessionCacheReuse).reverse(),
-      );
-      expect(thirdDone.usage).toEqual(usage(200, 2200));
+      expect(thirdDone.usage).toBeNull();
       const page = await api<{ turns: Array<{ number: number }> }>(
         service.harness,
         service.anna.token,
@@ -599,7 +597,7 @@ describe("turns with the fake claude", () => {
       reason: "unknown_session",
     });
     const done = terminalEvent(second.events).data;
-    expect(done).toMatchObject({ resumed: false, costUsd: 0.0125 });
+    expect(done).toMatchObject({ resumed: false, costUsd: 0 });
     expect(done.sessionId).not.toBe(oldSession);
     const third = await sendMessage(service.harness, service.anna.token, project.id, "three");
     expect(terminalEvent(third.events).data).toMatchObject({
@@ -902,7 +900,8 @@ describe("a claude binary that is not there", () => {
       error: { code: "claude_binary_missing" },
       resultText: null,
       sessionId: null,
-      costUsd: null,
+      // Nothing reached the provider: it cost nothing.
+      costUsd: 0,
     });
     expect(readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8")).toBe(
       (

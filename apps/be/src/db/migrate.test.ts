@@ -48,8 +48,12 @@ describe("a database written by an earlier release", () => {
 
     const reopened = await openDatabase({ databaseUrl: null, dataDir });
     try {
+      // The LLM gateway's tables are new with this release; nothing of the backend's runs again.
+      expect(await migrateToLatest(reopened.db)).toEqual(["gateway/0001-requests"]);
+      expect(
+        (await recorded(reopened.db)).filter((row) => !row.name.startsWith("gateway/")),
+      ).toEqual(before);
       expect(await migrateToLatest(reopened.db)).toEqual([]);
-      expect(await recorded(reopened.db)).toEqual(before);
       expect(before.map((row) => row.name)).toEqual(Object.keys(MIGRATIONS_FOR_TESTS));
     } finally {
       await reopened.close();

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
+import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { migrateToLatest as migrateServiceDatabase } from "@talkide/service-kit";
 import type { DatabaseSchema } from "./schema.ts";
 import { initialSchema } from "./migrations/0001_initial.ts";
@@ -16,6 +17,7 @@ import { turnTokenUsage } from "./migrations/0011_turn_token_usage.ts";
 import { turnCliFallback } from "./migrations/0012_turn_cli_fallback.ts";
 import { accounts } from "./migrations/0013_accounts.ts";
 import { liveConversation } from "./migrations/0015_live_conversation.ts";
+import { turnGatewayUsage } from "./migrations/0016_turn_gateway_usage.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,15 +35,17 @@ const MIGRATIONS: Record<string, Migration> = {
   "0012_turn_cli_fallback": turnCliFallback,
   "0013_accounts": accounts,
   "0015_live_conversation": liveConversation,
+  "0016_turn_gateway_usage": turnGatewayUsage,
 };
 
 /** The list itself, for tests that build an older schema. */
 export const MIGRATIONS_FOR_TESTS: Readonly<Record<string, Migration>> = MIGRATIONS;
 
 /**
- * Brings the schema up to date; returns the names of the migrations that ran now. The names
- * are recorded as they are (no namespace), as every earlier release recorded them.
+ * Brings the schema up to date; returns the names of the migrations that ran now. The
+ * backend's own names are recorded as they are (no namespace), as every earlier release
+ * recorded them; the LLM gateway's tables come from its own folder (`gateway/…`).
  */
 export function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<readonly string[]> {
-  return migrateServiceDatabase(db, [{ migrations: MIGRATIONS }]);
+  return migrateServiceDatabase(db, [{ migrations: MIGRATIONS }, GATEWAY_MIGRATIONS]);
 }

@@ -206,6 +206,28 @@ export interface TurnsTable {
   cli_fallback: ColumnType<"tool_search_off" | null, never, "tool_search_off" | null>;
   /** The member who stopped the turn (migration 0015); set when the stop is asked for. */
   stopped_by: ColumnType<string | null, never, string | null>;
+  /**
+   * The LLM gateway's exact cache writes by lifetime (migration 0016); null for turns whose
+   * figures are the CLI's (before it) or that made no request.
+   */
+  cache_write_5m_tokens: ColumnType<number | null, never, number | null>;
+  cache_write_1h_tokens: ColumnType<number | null, never, number | null>;
+  /** Why the turn's first request missed the prompt cache (`CacheMiss`, migration 0016). */
+  cache_miss: ColumnType<CacheMissColumn | null, never, string | null>;
+}
+
+/** What `turns.cache_miss` holds: the gateway's explanation and the backend's phrase for it. */
+export interface CacheMissColumn {
+  readonly reason: string;
+  readonly phrase: string | null;
+  readonly position: {
+    readonly section: string;
+    readonly index: number;
+    readonly block: number | null;
+    readonly offset: number;
+  } | null;
+  readonly gapMs: number | null;
+  readonly ttlMs: number | null;
 }
 
 export interface TurnEventsTable {

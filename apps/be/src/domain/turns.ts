@@ -1,5 +1,6 @@
 import {
   recognizeStoredEvent,
+  type CacheMiss,
   type StoredTurnEvent,
   type TurnEvent,
   type TurnRecord,
@@ -7,7 +8,7 @@ import {
 import { sessionCacheReuseOf, usageFromColumns } from "@talkide/turn-engine";
 import type { Kysely, Selectable } from "kysely";
 import { sql } from "kysely";
-import type { DatabaseSchema, TurnsTable } from "../db/schema.ts";
+import type { CacheMissColumn, DatabaseSchema, TurnsTable } from "../db/schema.ts";
 import { toRfc3339, toRfc3339OrNull } from "../db/timestamps.ts";
 import { notFound } from "../errors.ts";
 
@@ -35,7 +36,8 @@ export function turnView(row: TurnRow): TurnView {
     costUsd: row.cost_usd,
     cumulativeCostUsd: row.cumulative_cost_usd,
     demoModel: row.demo_model,
-    usage: usageFromColumns(row),
+    usage: usageView(row),
+    cacheMiss: row.cache_miss === null ? null : cacheMissView(row.cache_miss),
     sessionCacheReuse: sessionCacheReuseOf(row),
     cliFallback: row.cli_fallback,
     workspaceInstructionFiles:
@@ -47,6 +49,38 @@ export function turnView(row: TurnRow): TurnView {
     createdAt: toRfc3339(row.created_at),
     startedAt: toRfc3339OrNull(row.started_at),
     finishedAt: toRfc3339OrNull(row.finished_at),
+  };
+}
+
+/** The turn's tokens: the gateway's (with the cache writes by lifetime), or an older turn's CLI figures. */
+function usageView(row: TurnRow): TurnRecord["usage"] {
+  const usage = usageFromColumns(row);
+  if (usage === null || row.cache_write_5m_tokens === null || row.cache_write_1h_tokens === null)
+    return usage;
+  return {
+    ...usage,
+    cacheCreation5mInputTokens: row.cache_write_5m_tokens,
+    cacheCreation1hInputTokens: row.cache_write_1h_tokens,
+  };
+}
+
+/** `turns.cache_miss` as the API shows it (a driver may hand jsonb back as text). */
+export function cacheMissView(column: CacheMissColumn | string): CacheMiss {
+  const value = (typeof column === "string" ? JSON.parse(column) : column) as CacheMissColumn;
+  return {
+    reason: value.reason as CacheMiss["reason"],
+    phrase: value.phrase,
+    position:
+      value.position === null
+        ? null
+        : {
+            section: value.position.section as "tools" | "system" | "messages",
+            index: value.position.index,
+            block: value.position.block,
+            offset: value.position.offset,
+          },
+    gapMs: value.gapMs,
+    ttlMs: value.ttlMs,
   };
 }
 

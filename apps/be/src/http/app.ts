@@ -16,6 +16,7 @@ import { registerInviteRoutes } from "./invites.ts";
 import { registerPortsRoute } from "./ports.ts";
 import { registerRoutes } from "./routes.ts";
 import { registerSecurityHeaders } from "./security-headers.ts";
+import { registerUsageRoute } from "./usage.ts";
 
 /** The backend's wording of Fastify's own refusals (apps/be/API.md). */
 const WORDING = {
@@ -54,6 +55,7 @@ export async function buildApp(
   registerAccountRoutes(app, deps);
   registerRoutes(app, deps);
   registerPortsRoute(app, deps);
+  registerUsageRoute(app, deps);
   registerInviteRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerConsole(app, deps.consoleDir ?? null);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import { ApiError } from "@talkide/service-kit";
 import type { TurnRunner } from "../agent/turn-runner.ts";
+import type { Gateway } from "@talkide/gateway";
 import type { ContextLayout } from "../context/prepare.ts";
 import type { DatabaseKind } from "../db/connect.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
@@ -25,6 +26,14 @@ export interface AppDependencies {
   readonly projectsPerUser?: number;
   /** Where instruction files moved out of workspaces are kept (see agent/quarantine.ts). */
   readonly quarantineDir?: string;
+  /** The LLM gateway's figures for `GET /v1/projects/:id/usage`. */
+  readonly usage: UsageDependencies;
+}
+
+/** What the usage route reads: the instance's LLM gateway, and whether it answers as the demo. */
+export interface UsageDependencies {
+  readonly gateway: Gateway;
+  readonly demoModel: boolean;
 }
 
 /** How people reach the service and how long their sign-ins last (config.ts). */

@@ -34,8 +34,11 @@ export interface Harness {
     displayName: string;
     phone?: string | null;
   }): Promise<TestUser>;
-  /** Stops the service and starts it again on the same data directory and port. */
-  restart(): Promise<void>;
+  /**
+   * Stops the service and starts it again on the same data directory and port; `env` changes
+   * variables for the new start (an operator raising a limit, say).
+   */
+  restart(env?: Readonly<Record<string, string>>): Promise<void>;
   /** The API token of a user this harness created, by their e-mail. */
   tokenOf(email: string): string;
   /** An absolute one-time sign-in link (`…/#code=tksi_…`) for a user this harness created. */
@@ -56,6 +59,8 @@ export interface HarnessOptions {
   readonly claudeEnv?: Readonly<Record<string, string>>;
   readonly writeHooks?: WriteHooks;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** The LLM gateway's clock (ms): a test crosses a cache lifetime without waiting. */
+  readonly gatewayClock?: () => number;
 }
 
 /** A service on loopback port 0 with a fresh data directory and the fake `claude`. */
@@ -70,20 +75,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       callback();
     },
   });
-  const config = loadConfig(
-    {
-      TALKIDE_DATA_DIR: dataDir,
-      TALKIDE_WORKSPACES_DIR: join(dataDir, "workspaces"),
-      TALKIDE_PORT: "0",
-      TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
-      TALKIDE_DEMO: "false",
-      TALKIDE_LOG_LEVEL: "debug",
-      ANTHROPIC_API_KEY: "test-key",
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-      ...options.env,
-    },
-    dataDir,
-  );
+  const env: Record<string, string> = {
+    TALKIDE_DATA_DIR: dataDir,
+    TALKIDE_WORKSPACES_DIR: join(dataDir, "workspaces"),
+    TALKIDE_PORT: "0",
+    TALKIDE_CLAUDE_PATH: FAKE_CLAUDE_PATH,
+    TALKIDE_DEMO: "false",
+    TALKIDE_LOG_LEVEL: "debug",
+    ANTHROPIC_API_KEY: "test-key",
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  };
+  let config = loadConfig(env, dataDir);
   const claudeEnv: Record<string, string> = {
     FAKE_CLAUDE_STATE_DIR: join(dataDir, "fake-claude-state"),
     ...options.claudeEnv,
@@ -95,6 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       print: (text) => printed.push(text),
       claudeEnvOverrides: claudeEnv,
       killGraceMs: 200,
+      ...(options.gatewayClock === undefined ? {} : { gatewayClock: options.gatewayClock }),
       ...(options.writeHooks === undefined ? {} : { writeHooks: options.writeHooks }),
       ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
     });
@@ -105,8 +109,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return service;
     },
     url: service.url,
-    async restart() {
+    async restart(changed = {}) {
       await service.close();
+      Object.assign(env, changed);
+      config = loadConfig(env, dataDir);
       // The same data directory and the same address: what a person sees as the service
       // stopped and started again.
       service = await start(service.port);

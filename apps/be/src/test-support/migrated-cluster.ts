@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { filesIn, migratedPgliteSeeder } from "@talkide/service-kit/testing";
 import { WorkQueue } from "@talkide/work-queue";
 import { QUEUE_SCHEMA_BUILD } from "@talkide/work-queue/testing";
@@ -15,6 +16,7 @@ export const seedMigratedCluster = migratedPgliteSeeder({
   schemaFiles: async () => [
     fileURLToPath(new URL("../db/migrate.ts", import.meta.url)),
     ...(await filesIn(new URL("../db/migrations/", import.meta.url))),
+    ...(await filesIn(GATEWAY_MIGRATIONS.folder)),
     QUEUE_SCHEMA_BUILD,
   ],
   async migrate(dataDir) {
