@@ -5,6 +5,7 @@ import { readableFieldMessage } from "./field-messages.ts";
 import type {
   ApiToken,
   BrowserSession,
+  CacheMiss,
   ContextFile,
   Invite,
   InviteAccepted,
@@ -13,6 +14,7 @@ import type {
   Member,
   PortState,
   Project,
+  ProjectUsage,
   QuarantinedFile,
   Seat,
   SeatLink,
@@ -26,6 +28,7 @@ import type { SignInCredential } from "./sign-in-code.ts";
 export type {
   ApiToken,
   BrowserSession,
+  CacheMiss,
   ContextFile,
   Invite,
   InviteAccepted,
@@ -34,6 +37,7 @@ export type {
   Member,
   PortState,
   Project,
+  ProjectUsage,
   QuarantinedFile,
   Seat,
   SeatLink,
@@ -307,6 +311,14 @@ export class Api {
   async retryTurn(projectId: number, turnId: string): Promise<Turn> {
     const path = `/v1/projects/${projectId}/turns/${encodeURIComponent(turnId)}/retry`;
     return (await this.request<{ turn: Turn }>("POST", path)).turn;
+  }
+
+  /**
+   * What the project, and you over all your projects, spent today and this month (UTC), with
+   * the caps that apply.
+   */
+  usage(projectId: number): Promise<ProjectUsage> {
+    return this.request<ProjectUsage>("GET", `/v1/projects/${projectId}/usage`);
   }
 
   async context(projectId: number): Promise<{ layout: string; files: ContextFile[] }> {

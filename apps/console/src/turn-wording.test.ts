@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { CacheMiss } from "./api.ts";
 import {
   authorOf,
+  cacheWords,
+  costExactly,
   costWords,
   failureWords,
   formatDuration,
+  missDetails,
+  missWords,
   rereadWords,
   statusWords,
 } from "./turn-wording.ts";
@@ -43,12 +48,46 @@ describe("a turn card's words", () => {
     expect(authorOf({ memberId: "gone" }, members)).toBe("a former member");
   });
 
-  it("labels a demo model's cost as not real money, and says nothing of a cost not reported", () => {
-    expect(costWords(stubTurn())).toBe("cost $0.0498 · conversation so far $0.0996");
-    expect(costWords(stubTurn({ demoModel: true }))).toBe(
-      "cost $0.0498 · conversation so far $0.0996 · demo model, not real money",
+  it("says what the turn cost and what the conversation has cost so far, in dollars", () => {
+    expect(costWords(stubTurn())).toBe("This turn cost $0.0498 · conversation so far $0.0996");
+    expect(costWords(stubTurn({ costUsd: 0.012345678, cumulativeCostUsd: 1.2345 }))).toBe(
+      "This turn cost $0.0123 · conversation so far $1.23",
     );
-    expect(costWords(stubTurn({ costUsd: null }))).toBeNull();
+    // A turn in no session has no running total.
+    expect(costWords(stubTurn({ cumulativeCostUsd: null }))).toBe("This turn cost $0.0498");
+    // Nothing reached the model (a turn refused over a limit).
+    expect(costWords(stubTurn({ status: "failed", costUsd: 0, cumulativeCostUsd: null }))).toBe(
+      "This turn cost nothing",
+    );
+    expect(costExactly(stubTurn({ costUsd: 0.0123456789, cumulativeCostUsd: 0.10546 }))).toBe(
+      "This turn cost exactly $0.0123456789; conversation so far exactly $0.10546",
+    );
+  });
+
+  it("labels a demo model's cost as not real money", () => {
+    expect(costWords(stubTurn({ demoModel: true }))).toBe(
+      "This turn cost $0.0498 · conversation so far $0.0996 · demo model: not real money",
+    );
+    expect(costWords(stubTurn({ demoModel: true, costUsd: null, cumulativeCostUsd: null }))).toBe(
+      "Cost not recorded · demo model: not real money",
+    );
+  });
+
+  it("says a finished turn's cost was not recorded, and nothing of a turn still at work", () => {
+    // Recorded before the LLM gateway, by a CLI that reported no cost: never "unknown".
+    const old = { costUsd: null, cumulativeCostUsd: null, usage: null, cacheMiss: null };
+    expect(costWords(stubTurn(old))).toBe("Cost not recorded");
+    expect(costWords(stubTurn({ ...old, status: "stopped" }))).toBe("Cost not recorded");
+    expect(costWords(stubTurn({ ...old, status: "running" }))).toBeNull();
+    expect(costWords(stubTurn({ ...old, status: "queued" }))).toBeNull();
+    expect(costExactly(stubTurn(old))).toBeNull();
+    expect(cacheWords(stubTurn(old))).toBeNull();
+  });
+
+  it("shows a usage limit's message as the backend words it: the limit and who can raise it", () => {
+    const message =
+      "This project's daily spending limit of $50.00 is reached ($50.13 used today (UTC)). It resets at the start of the next day (UTC); the service's operator can raise it with TALKIDE_LIMIT_PROJECT_DAY_USD.";
+    expect(failureWords({ code: "usage_limit_reached", message })).toBe(message);
   });
 
   it("puts failures in sentences, never a bare code", () => {
@@ -81,5 +120,137 @@ describe("a turn card's words", () => {
     );
     // A warm turn carried on where the last one ended: nothing to say.
     expect(rereadWords(stubTurn({ process: "warm", coldReason: null }), "Bob")).toBeNull();
+  });
+});
+
+const miss = (reason: CacheMiss["reason"], fields: Partial<CacheMiss> = {}): CacheMiss => ({
+  reason,
+  phrase: null,
+  position: null,
+  gapMs: null,
+  ttlMs: null,
+  ...fields,
+});
+
+const usage = (cacheCreationInputTokens: number, cacheReadInputTokens: number) => ({
+  inputTokens: 3,
+  cacheCreationInputTokens,
+  cacheReadInputTokens,
+  outputTokens: 12,
+  cacheCreation5mInputTokens: 0,
+  cacheCreation1hInputTokens: cacheCreationInputTokens,
+});
+
+describe("a turn card's cache line", () => {
+  it("says a new conversation wrote the whole prompt, in the console's words", () => {
+    const turn = stubTurn({
+      usage: usage(13_177, 0),
+      cacheMiss: miss("new_session", { phrase: "a new session started" }),
+    });
+    expect(cacheWords(turn)).toBe("Wrote 13,177 tokens to the cache: a new conversation");
+  });
+
+  it("says a turn that only appended read the cache and wrote only the new message", () => {
+    const turn = stubTurn({ usage: usage(16, 13_020), cacheMiss: miss("prefix_kept") });
+    expect(cacheWords(turn)).toBe(
+      "Read 13,020 tokens from the cache, wrote 16 (only the new message)",
+    );
+    expect(cacheWords(stubTurn({ usage: usage(16, 0), cacheMiss: miss("prefix_kept") }))).toBe(
+      "Wrote 16 tokens to the cache (only the new message)",
+    );
+  });
+
+  it("uses the backend's phrase for a miss, and what was still read before the change", () => {
+    const turn = stubTurn({
+      usage: usage(3_120, 10_057),
+      cacheMiss: miss("messages_changed", {
+        phrase: "the roster section changed",
+        position: { section: "messages", index: 2, block: 0, offset: 120 },
+      }),
+    });
+    expect(cacheWords(turn)).toBe(
+      "Wrote 3,120 tokens to the cache: the roster section changed; read 10,057 from it",
+    );
+    const writer = miss("messages_changed", { phrase: "the active writer changed" });
+    expect(cacheWords(stubTurn({ usage: usage(13_177, 0), cacheMiss: writer }))).toBe(
+      "Wrote 13,177 tokens to the cache: the active writer changed",
+    );
+  });
+
+  it("has plain words for each reason the backend does not name", () => {
+    expect(missWords(miss("new_session"))).toBe("a new conversation");
+    expect(missWords(miss("tools_changed"))).toBe("Mara's tools changed");
+    expect(missWords(miss("system_changed"))).toBe("Mara's agent file changed");
+    expect(missWords(miss("messages_changed"))).toBe("an earlier message changed");
+    expect(missWords(miss("ttl_expired", { gapMs: 72 * 60_000 }))).toBe(
+      "the cache expired after 72 min",
+    );
+    expect(missWords(miss("ttl_expired", { gapMs: 5 * 3_600_000 }))).toBe(
+      "the cache expired after 5 h",
+    );
+    expect(missWords(miss("ttl_expired", { gapMs: 3 * 86_400_000 }))).toBe(
+      "the cache expired after 3 days",
+    );
+    expect(missWords(miss("ttl_expired"))).toBe("the cache expired");
+    expect(missWords(miss("prefix_kept"))).toBe("only the new message");
+    // The backend's words win where it has them (but "session" stays "conversation").
+    expect(missWords(miss("ttl_expired", { phrase: "the cache expired after 62 min" }))).toBe(
+      "the cache expired after 62 min",
+    );
+    expect(missWords(miss("system_changed", { phrase: "the agent file changed" }))).toBe(
+      "the agent file changed",
+    );
+    const expired = miss("ttl_expired", { gapMs: 62 * 60_000, ttlMs: 60 * 60_000 });
+    expect(cacheWords(stubTurn({ usage: usage(13_200, 0), cacheMiss: expired }))).toBe(
+      "Wrote 13,200 tokens to the cache: the cache expired after 62 min",
+    );
+  });
+
+  it("gives an older turn's figures without a reason, and nothing without tokens or cache", () => {
+    const before = {
+      inputTokens: 6,
+      cacheCreationInputTokens: 412,
+      cacheReadInputTokens: 14_873,
+      outputTokens: 233,
+    };
+    expect(cacheWords(stubTurn({ usage: before, cacheMiss: null }))).toBe(
+      "Read 14,873 tokens from the cache, wrote 412",
+    );
+    expect(
+      cacheWords(stubTurn({ usage: { ...before, cacheReadInputTokens: 0 }, cacheMiss: null })),
+    ).toBe("Wrote 412 tokens to the cache");
+    expect(cacheWords(stubTurn({ usage: usage(0, 14_873), cacheMiss: miss("prefix_kept") }))).toBe(
+      "Read 14,873 tokens from the cache, wrote nothing new",
+    );
+    expect(cacheWords(stubTurn({ usage: usage(0, 0), cacheMiss: miss("new_session") }))).toBeNull();
+    expect(cacheWords(stubTurn({ usage: null, cacheMiss: null }))).toBeNull();
+  });
+
+  it('gives the details for "What Mara sees": the code, where the prompt changed, the pause', () => {
+    expect(
+      missDetails(
+        miss("messages_changed", {
+          phrase: "the roster section changed",
+          position: { section: "messages", index: 2, block: 0, offset: 120 },
+        }),
+      ),
+    ).toBe("the roster section changed (messages_changed at message 3, block 1, byte 120)");
+    expect(
+      missDetails(
+        miss("tools_changed", { position: { section: "tools", index: 4, block: null, offset: 0 } }),
+      ),
+    ).toBe("Mara's tools changed (tools_changed at tool 5, byte 0)");
+    expect(
+      missDetails(
+        miss("ttl_expired", {
+          phrase: "the cache expired after 62 min",
+          gapMs: 62 * 60_000,
+          ttlMs: 60 * 60_000,
+        }),
+      ),
+    ).toBe(
+      "the cache expired after 62 min (ttl_expired; 62 min after the last request, the cache keeps 60 min)",
+    );
+    expect(missDetails(null)).toBe("not recorded");
   });
 });

@@ -1,9 +1,11 @@
-import type { Turn } from "./api.ts";
+import type { CacheMiss, Turn } from "./api.ts";
+import { formatCount, formatExactUsd, formatUsd } from "./format.ts";
 
 /**
- * What a turn's card says, in words a person reads. The internals (token counts, cache
- * figures, the reason codes) stay one click away in "What Mara sees"; codes appear only in a
- * tooltip or a details line, for bug reports.
+ * What a turn's card says, in words a person reads: what it cost, and in one line what it did
+ * with the prompt cache and why. The internals (the token split, cache reuse, where the prompt
+ * changed) stay one click away in "What Mara sees"; codes appear only in a tooltip or a details
+ * line, for bug reports.
  */
 
 type Wording = Pick<
@@ -63,7 +65,11 @@ export function statusWords(turn: Wording, author: string): string {
   }
 }
 
-/** Failures by code, as sentences; the backend's own message speaks for any other code. */
+/**
+ * Failures by code, as sentences; the backend's own message speaks for any other code, among
+ * them `usage_limit_reached`, whose message names the limit, when it resets and the setting
+ * the operator raises it with.
+ */
 const FAILURES: Readonly<Record<string, string>> = {
   turn_aborted: "The answer was cut off before it was complete. Retry to ask again.",
   turn_timeout: "Mara took too long to answer, so the turn was ended. Retry to ask again.",
@@ -116,19 +122,130 @@ export function rereadWords(turn: Wording, author: string): string | null {
 }
 
 /**
- * The cost line: "cost $0.0498 · conversation so far $0.0996", and a demo model's label
- * (the CLI prices its tokens, but nobody pays them); null when the CLI reported no cost.
+ * The cost line: "This turn cost $0.0123 · conversation so far $0.1225" (the conversation's
+ * total is the backend's running sum of its turns, so it never falls), and a demo model's
+ * label (nobody pays its tokens). A finished turn recorded without a cost (before the LLM
+ * gateway, or a CLI that reported none) says "cost not recorded"; a turn still waiting or
+ * running says nothing yet.
  */
 export function costWords(
-  turn: Pick<Turn, "costUsd" | "cumulativeCostUsd" | "demoModel">,
+  turn: Pick<Turn, "status" | "costUsd" | "cumulativeCostUsd" | "demoModel">,
 ): string | null {
+  const demo = turn.demoModel ? " · demo model: not real money" : "";
+  if (turn.costUsd === null) {
+    return turn.status === "queued" || turn.status === "running"
+      ? null
+      : `Cost not recorded${demo}`;
+  }
+  // Zero: nothing reached the model (a turn refused over a limit, say).
+  const cost = turn.costUsd === 0 ? "nothing" : formatUsd(turn.costUsd);
+  const total =
+    turn.cumulativeCostUsd === null
+      ? ""
+      : ` · conversation so far ${formatUsd(turn.cumulativeCostUsd)}`;
+  return `This turn cost ${cost}${total}${demo}`;
+}
+
+/** The exact figures behind the cost line, for its tooltip; null without a cost. */
+export function costExactly(turn: Pick<Turn, "costUsd" | "cumulativeCostUsd">): string | null {
   if (turn.costUsd === null) return null;
   const total =
     turn.cumulativeCostUsd === null
       ? ""
-      : ` · conversation so far $${turn.cumulativeCostUsd.toFixed(4)}`;
-  const demo = turn.demoModel ? " · demo model, not real money" : "";
-  return `cost $${turn.costUsd.toFixed(4)}${total}${demo}`;
+      : `; conversation so far exactly ${formatExactUsd(turn.cumulativeCostUsd)}`;
+  return `This turn cost exactly ${formatExactUsd(turn.costUsd)}${total}`;
+}
+
+/** Why the cache was written again, in the console's words, when the backend names none. */
+function missFallback(miss: CacheMiss): string {
+  switch (miss.reason) {
+    case "new_session":
+      return "a new conversation";
+    case "ttl_expired":
+      return miss.gapMs === null
+        ? "the cache expired"
+        : `the cache expired after ${formatPause(miss.gapMs)}`;
+    case "tools_changed":
+      return "Mara's tools changed";
+    case "system_changed":
+      return "Mara's agent file changed";
+    case "messages_changed":
+      return "an earlier message changed";
+    case "prefix_kept":
+      return "only the new message";
+  }
+}
+
+/** A pause between two messages: "72 min", "3 h", "2 days". */
+function formatPause(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+}
+
+/**
+ * Why the turn's cache was written again: the backend's phrase ("the active writer changed",
+ * "the roster section changed", "the cache expired after 72 min") when it gives one, the
+ * console's words per reason otherwise. A new session is "a new conversation" in the console's
+ * words whatever the backend calls it, since the console never says "session".
+ */
+export function missWords(miss: CacheMiss): string {
+  if (miss.reason === "new_session" || miss.phrase === null) return missFallback(miss);
+  return miss.phrase;
+}
+
+/** The prompt's sections (the provider's caching order) by one of their parts. */
+const SECTION_NAMES = { tools: "tool", system: "system block", messages: "message" } as const;
+
+/**
+ * Why the cache was written again, with the gateway's details for "What Mara sees": the words,
+ * then the reason's code and where the prompt first differed, and the pause against the
+ * cache's lifetime: "the roster section changed (messages_changed at message 3, block 1, byte
+ * 120)", "the cache expired after 62 min (ttl_expired; 62 min after the last request, the cache
+ * keeps 60 min)"; "not recorded" for a turn before the LLM gateway.
+ */
+export function missDetails(miss: CacheMiss | null): string {
+  if (miss === null) return "not recorded";
+  const at = miss.position;
+  const block = at?.block === null || at?.block === undefined ? "" : `, block ${at.block + 1}`;
+  const where =
+    at === null
+      ? ""
+      : ` at ${SECTION_NAMES[at.section]} ${at.index + 1}${block}, byte ${at.offset}`;
+  const pause =
+    miss.reason === "ttl_expired" && miss.gapMs !== null && miss.ttlMs !== null
+      ? `; ${formatPause(miss.gapMs)} after the last request, the cache keeps ${formatPause(miss.ttlMs)}`
+      : "";
+  return `${missWords(miss)} (${miss.reason}${where}${pause})`;
+}
+
+/**
+ * The cache line: what the turn wrote to and read from the prompt cache, and why it had to
+ * write: "Wrote 13,177 tokens to the cache: a new conversation", "Read 13,020 tokens from the
+ * cache, wrote 16 (only the new message)", "Wrote 3,120 tokens to the cache: the roster section
+ * changed; read 10,057 from it". A turn recorded before the LLM gateway (no reason) gives its
+ * figures alone; a turn without tokens (waiting, running, or older still) says nothing.
+ */
+export function cacheWords(turn: Pick<Turn, "usage" | "cacheMiss">): string | null {
+  const { usage, cacheMiss } = turn;
+  if (usage === null) return null;
+  const wrote = usage.cacheCreationInputTokens;
+  const read = usage.cacheReadInputTokens;
+  if (wrote === 0 && read === 0) return null;
+  if (wrote === 0) return `Read ${formatCount(read)} tokens from the cache, wrote nothing new`;
+  if (cacheMiss === null) {
+    return read === 0
+      ? `Wrote ${formatCount(wrote)} tokens to the cache`
+      : `Read ${formatCount(read)} tokens from the cache, wrote ${formatCount(wrote)}`;
+  }
+  if (cacheMiss.reason === "prefix_kept") {
+    return read === 0
+      ? `Wrote ${formatCount(wrote)} tokens to the cache (only the new message)`
+      : `Read ${formatCount(read)} tokens from the cache, wrote ${formatCount(wrote)} (only the new message)`;
+  }
+  const also = read === 0 ? "" : `; read ${formatCount(read)} from it`;
+  return `Wrote ${formatCount(wrote)} tokens to the cache: ${missWords(cacheMiss)}${also}`;
 }
 
 /** When a message was written: the time today, the date and time before. */

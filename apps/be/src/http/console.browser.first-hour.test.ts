@@ -145,8 +145,14 @@ describeInChromium("a new team's first hour in the web console", () => {
     // The local demo model names the active writer: Bob wrote, so Bob is answered.
     expect(await reply.textContent()).toContain("Bob");
     expect(await turn.getByTestId("turn-cost").textContent()).toMatch(
-      /^cost \$\d+\.\d{4} · conversation so far \$\d+\.\d{4} · demo model, not real money$/,
+      /^This turn cost \$\d+\.\d{2,4} · conversation so far \$\d+\.\d{2,4} · demo model: not real money$/,
     );
+    // The project's totals say it too.
+    await bob.getByTestId("spending-project").waitFor();
+    await bob
+      .getByTestId("spending-demo")
+      .getByText("Demo model: these amounts are not real money.")
+      .waitFor();
     // The tokens and cache figures are one click away, in "What Mara sees", not on the card.
     expect(await turn.textContent()).not.toContain("cache write");
     expect(await turn.getByTestId("turn-author").textContent()).toBe("Bob");

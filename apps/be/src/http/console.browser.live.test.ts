@@ -177,10 +177,10 @@ describeInChromium("the live conversation in the web console", () => {
     // Formatted: a numbered list, bold, inline code.
     expect(await reply.locator("ol > li").count()).toBe(2);
     await reply.locator("code", { hasText: "CartView.vue" }).waitFor();
-    // The card in words: how long the answer took and its cost, no token counts.
+    // The card in words: how long the answer took, its cost, and what it did with the cache.
     await seen.getByText(/^Answered in \d+(\.\d)? s\.$|^Answered in \d+ min \d+ s\.$/).waitFor();
     expect(await seen.getByTestId("turn-cost").textContent()).toMatch(
-      /^cost \$\d+\.\d{4} · conversation so far \$\d+\.\d{4}$/,
+      /^This turn cost \$\d+\.\d{2,4} · conversation so far \$\d+\.\d{2,4}$/,
     );
     expect(await seen.textContent()).not.toMatch(/cache write|reuse \d|new_session|code /);
     expect((await annaPage.getByTestId("working").textContent())?.trim()).toBe("");

@@ -145,7 +145,13 @@ describeInChromium("the web console in real Chromium", () => {
     // The project's event stream brings the turn and its answer into one card.
     const turn = page.getByRole("list", { name: "Conversation" }).locator('[data-turn-number="1"]');
     await turn.getByTestId("reply").getByText(REPLY).waitFor({ timeout: 240_000 });
-    await turn.getByText(/^cost \$\d+\.\d{4} · conversation so far \$\d+\.\d{4}$/).waitFor();
+    await turn
+      .getByText(/^This turn cost \$\d+\.\d{2,4} · conversation so far \$\d+\.\d{2,4}$/)
+      .waitFor();
+    // What the turn did with the prompt cache, in words: the first turn wrote it whole.
+    expect((await turn.getByTestId("turn-cache").textContent())?.trim()).toMatch(
+      /^Wrote [\d,]+ tokens to the cache: a new conversation$/,
+    );
     await turn.getByText("Ahoj Maro, kde začneme?").waitFor();
     // A real model's cost (ANTHROPIC_API_KEY set): no demo note; the tokens are in "What Mara sees".
     expect(await turn.getByTestId("turn-cost").textContent()).not.toContain("not real money");
@@ -185,10 +191,13 @@ describeInChromium("the web console in real Chromium", () => {
       "CLAUDE.md, .talkide/active-writer.md",
     ]);
     expect(cells[4]).toMatch(/^[\d,]+ B \(changed files re-sent whole\)$/);
-    // The internals the chat's card leaves out: the turn's tokens and the session's reuse.
+    // The internals the chat's card leaves out: the turn's tokens and the session's reuse,
+    // the reason's code and the exact cost.
     expect(cells[5]).toMatch(
-      /^in [\d,]+ · cache write [\d,]+ · cache read [\d,]+ · reuse \d{1,3}%$/,
+      /^in [\d,]+ · cache write [\d,]+ \(1 h\) · cache read [\d,]+ · reuse \d{1,3}%$/,
     );
+    expect(cells[6]).toBe("a new conversation (new_session)");
+    expect(cells[7]).toMatch(/^\$0\.\d{2,10}$/);
     // What the page says of warm and cold turns is true of its own table.
     await page.getByTestId("process-summary").getByText("0 ran warm and 1 cold").waitFor();
     await expectNoSeriousViolations("the context view");
