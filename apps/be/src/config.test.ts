@@ -57,7 +57,7 @@ describe("loadConfig", () => {
     expect(() =>
       loadConfig({ HOME: "/h", TALKIDE_PORT: "70000", TALKIDE_LIMIT_USER_DAY_USD: "lots" }, "/srv"),
     ).toThrow(
-      /TALKIDE_PORT: must be at most 65535; TALKIDE_LIMIT_USER_DAY_USD: must be an amount in USD/,
+      /TALKIDE_PORT: must be between 0 and 65535; TALKIDE_LIMIT_USER_DAY_USD: must be an amount in USD/,
     );
   });
 
