@@ -176,11 +176,21 @@ describe.skipIf(!canRun)("at the wire: exact usage per turn through the gateway"
     const totals = turns.map((t) => t.cumulativeCostUsd ?? -1);
     expect(totals.every((total, i) => i === 0 || total >= (totals[i - 1] ?? 0))).toBe(true);
 
-    // Why each turn's cache missed: a new session, then only appends (the writer changes
-    // append a reminder; the restart resumes the same history), then the hour's pause.
+    // Why each turn's cache missed: a new session, then only appends (the restart resumes the
+    // same history; a writer change appends the changed file in a reminder, and the turn's
+    // phrase says why it wrote that: the sixth and the eighth), then the hour's pause.
+    const kept = ["prefix_kept", null];
+    const writerChanged = ["prefix_kept", "the active writer changed"];
     expect(turns.map((t) => [t.cacheMiss?.reason, t.cacheMiss?.phrase])).toEqual([
       ["new_session", "a new session started"],
-      ...Array.from({ length: 8 }, () => ["prefix_kept", null]),
+      kept,
+      kept,
+      kept,
+      kept,
+      writerChanged,
+      kept,
+      writerChanged,
+      kept,
       ["ttl_expired", "the cache expired after 62 min"],
     ]);
     expect(turns[9]?.cacheMiss).toMatchObject({ gapMs: 62 * MINUTE, ttlMs: 60 * MINUTE });

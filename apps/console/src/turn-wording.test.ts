@@ -160,6 +160,18 @@ describe("a turn card's cache line", () => {
     );
   });
 
+  it("says what else a turn that only appended wrote when its context changed", () => {
+    const turn = stubTurn({
+      usage: usage(137, 13_635),
+      cacheMiss: miss("prefix_kept", {
+        phrase: "the active writer changed, the roster section changed",
+      }),
+    });
+    expect(cacheWords(turn)).toBe(
+      "Read 13,635 tokens from the cache, wrote 137: the new message, and the active writer changed, the roster section changed",
+    );
+  });
+
   it("uses the backend's phrase for a miss, and what was still read before the change", () => {
     const turn = stubTurn({
       usage: usage(3_120, 10_057),

@@ -223,7 +223,8 @@ export function missDetails(miss: CacheMiss | null): string {
 /**
  * The cache line: what the turn wrote to and read from the prompt cache, and why it had to
  * write: "Wrote 13,177 tokens to the cache: a new conversation", "Read 13,020 tokens from the
- * cache, wrote 16 (only the new message)", "Wrote 3,120 tokens to the cache: the roster section
+ * cache, wrote 16 (only the new message)", "Read 13,635 tokens from the cache, wrote 137: the new
+ * message, and the active writer changed", "Wrote 3,120 tokens to the cache: the roster section
  * changed; read 10,057 from it". A turn recorded before the LLM gateway (no reason) gives its
  * figures alone; a turn without tokens (waiting, running, or older still) says nothing.
  */
@@ -240,9 +241,15 @@ export function cacheWords(turn: Pick<Turn, "usage" | "cacheMiss">): string | nu
       : `Read ${formatCount(read)} tokens from the cache, wrote ${formatCount(wrote)}`;
   }
   if (cacheMiss.reason === "prefix_kept") {
+    // With a phrase, the context changed too: the turn wrote the new message and the changed
+    // files Claude Code appended ("the active writer changed").
+    const what =
+      cacheMiss.phrase === null
+        ? " (only the new message)"
+        : `: the new message, and ${cacheMiss.phrase}`;
     return read === 0
-      ? `Wrote ${formatCount(wrote)} tokens to the cache (only the new message)`
-      : `Read ${formatCount(read)} tokens from the cache, wrote ${formatCount(wrote)} (only the new message)`;
+      ? `Wrote ${formatCount(wrote)} tokens to the cache${what}`
+      : `Read ${formatCount(read)} tokens from the cache, wrote ${formatCount(wrote)}${what}`;
   }
   const also = read === 0 ? "" : `; read ${formatCount(read)} from it`;
   return `Wrote ${formatCount(wrote)} tokens to the cache: ${missWords(cacheMiss)}${also}`;

@@ -36,10 +36,12 @@ export async function recordOutcome(
   resumedFrom: SessionRow | undefined,
   /** The session's state after a successful turn (the pipeline's `transcriptAfterTurn`). */
   transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
+  /** What changed in our instruction files before the turn, in a member's words. */
+  changedSections: readonly string[] = [],
 ): Promise<void> {
   const { db, logger } = services;
   // What the turn cost and used is what the gateway saw of its requests, exactly.
-  const figures = await exactFigures(services, turn.id);
+  const figures = await exactFigures(services, turn.id, changedSections);
   if (classified.kind !== "succeeded") {
     const { result } = classified;
     // A request refused over a limit is the turn's failure, in the gateway's words.
@@ -152,7 +154,11 @@ export interface ExactFigures {
   readonly cacheMiss: CacheMissColumn | null;
 }
 
-async function exactFigures(services: TurnServices, turnId: string): Promise<ExactFigures> {
+async function exactFigures(
+  services: TurnServices,
+  turnId: string,
+  changedSections: readonly string[] = [],
+): Promise<ExactFigures> {
   const exact = await services.gateway.turnUsage(turnId);
   if (exact === null) return { costUsd: 0, usage: null, cacheMiss: null };
   return {
@@ -170,12 +176,27 @@ async function exactFigures(services: TurnServices, turnId: string): Promise<Exa
         ? null
         : {
             reason: exact.miss.reason,
-            phrase: exact.missPhrase,
+            phrase: writtenBecause(exact.miss.reason, exact.missPhrase, changedSections),
             position: exact.miss.position,
             gapMs: exact.miss.gapMs,
             ttlMs: exact.miss.ttlMs,
           },
   };
+}
+
+/**
+ * The phrase of a turn's cache line. A resumed turn whose context changed kept the cache
+ * (`prefix_kept`: Claude Code appends the changed files in a reminder), so the gateway has no
+ * miss to name; what the turn wrote then is the new message and that reminder, and the
+ * changed sections say why ("the active writer changed, the roster section changed").
+ */
+function writtenBecause(
+  reason: string,
+  missPhrase: string | null,
+  changedSections: readonly string[],
+): string | null {
+  if (reason !== "prefix_kept" || changedSections.length === 0) return missPhrase;
+  return changedSections.join(", ");
 }
 
 /** The turn record's columns of its exact figures. */

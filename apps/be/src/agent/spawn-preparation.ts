@@ -37,7 +37,13 @@ export async function writeContext(
   live: TurnEmitter,
   onWorkspace: (workspaceDir: string) => void,
   project: ProjectRow | undefined,
-): Promise<Pick<PreparedSpawn, "workspaceDir" | "rendered"> & { readonly projectKey: string }> {
+): Promise<
+  Pick<PreparedSpawn, "workspaceDir" | "rendered"> & {
+    readonly projectKey: string;
+    /** What changed in our instruction files since the last turn, in a member's words. */
+    readonly changedSections: readonly string[];
+  }
+> {
   try {
     const prepared = await prepareSpawnContext(services.db, {
       projectId: turn.project_id,
@@ -56,6 +62,7 @@ export async function writeContext(
       workspaceDir: prepared.project.workspace_dir,
       rendered: prepared.contents,
       projectKey: projectUsageKey(prepared.project),
+      changedSections: prepared.changedSections,
     };
   } catch (error) {
     if (error instanceof ApiError) {

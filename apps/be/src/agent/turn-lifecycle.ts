@@ -71,6 +71,8 @@ export async function runTurn(
 interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {
   /** The project's key at the LLM gateway. */
   readonly projectKey: string;
+  /** What changed in our instruction files since the last turn (prepare.ts). */
+  readonly changedSections: readonly string[];
 }
 
 /** An attempt of a backend turn: in the project's session, or (null) in a new one. */
@@ -78,6 +80,8 @@ interface BackendAttempt extends TurnAttempt {
   readonly session: SessionRow | null;
   /** What the workspace guard found: stored with the process record. */
   readonly instructionFiles: readonly string[];
+  /** Why a resumed turn writes what it appends (the context's changed sections). */
+  readonly changedSections: readonly string[];
 }
 
 /** The files the backend writes into the workspace itself: not reported as the agent's. */
@@ -199,6 +203,7 @@ function backendHost(
         sessionKey: session?.id ?? null,
         previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
         userKey,
+        changedSections: context.changedSections,
         cold: coldStart(services, context.workspaceDir, point, context.projectKey),
         digest: () => digest,
       };
@@ -243,7 +248,15 @@ function backendHost(
           return;
         }
       }
-      await recordOutcome(services, turn, live, outcome, attempt.session ?? undefined, transcript);
+      await recordOutcome(
+        services,
+        turn,
+        live,
+        outcome,
+        attempt.session ?? undefined,
+        transcript,
+        attempt.changedSections,
+      );
     },
     failed: async (error, progress) => {
       // A member stopped it: the ended process is no failure of the turn's.

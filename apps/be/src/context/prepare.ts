@@ -13,6 +13,7 @@ import {
   loadProjectRow,
   type ProjectRow,
 } from "./render-state.ts";
+import { changedSections } from "./changed-sections.ts";
 import { writeFilesIfChanged, type WriteHooks } from "./write-if-changed.ts";
 
 export type ContextLayout = "split" | "single";
@@ -87,6 +88,12 @@ export interface PreparedContext {
    * @talkide/claude-cli). 0 when none changed. A fresh session gets every file anyway.
    */
   readonly resumeReminderBytes: number;
+  /**
+   * What changed in our instruction files since the last turn wrote them, in a member's words
+   * ("the active writer changed", …; changed-sections.ts): why a resumed turn writes the
+   * reminder it appends. Empty when nothing changed or a file is new.
+   */
+  readonly changedSections: readonly string[];
   /** Each rendered file's bytes, for the warm-process fingerprint; never sent in an event. */
   readonly contents: ReadonlyArray<{ readonly path: string; readonly content: string }>;
 }
@@ -117,6 +124,7 @@ export async function prepareSpawnContext(
   const { project, files } = await renderContext(db, options);
   const written: PreparedFile[] = [];
   const changedInstructions: Array<{ absolutePath: string; content: string }> = [];
+  const sections: string[] = [];
   const onDisk = files.map((file) => ({
     path: join(project.workspace_dir, file.path),
     content: file.content,
@@ -124,7 +132,8 @@ export async function prepareSpawnContext(
   const changes = await writeFilesIfChanged(onDisk, options.hooks);
   for (const [index, file] of files.entries()) {
     const absolutePath = join(project.workspace_dir, file.path);
-    const changed = changes[index] === true;
+    const change = changes[index];
+    const changed = change?.written === true;
     const instruction = isInstructionFile(file.path);
     written.push({
       path: file.path,
@@ -132,7 +141,13 @@ export async function prepareSpawnContext(
       bytes: Buffer.byteLength(file.content, "utf8"),
       instruction,
     });
-    if (changed && instruction) changedInstructions.push({ absolutePath, content: file.content });
+    if (changed && instruction) {
+      changedInstructions.push({ absolutePath, content: file.content });
+      const before = change?.previous?.toString("utf8") ?? null;
+      for (const phrase of changedSections(before, file.content)) {
+        if (!sections.includes(phrase)) sections.push(phrase);
+      }
+    }
   }
   if (options.layout === "single") {
     // Left over from the split layout: CLAUDE.md no longer imports it, so it would only
@@ -143,6 +158,7 @@ export async function prepareSpawnContext(
     project,
     files: written,
     resumeReminderBytes: changedInstructionReminderBytes(changedInstructions),
+    changedSections: sections,
     contents: files.map((file) => ({ path: file.path, content: file.content })),
   };
 }

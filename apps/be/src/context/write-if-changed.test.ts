@@ -30,25 +30,32 @@ describe("writeFilesIfChanged", () => {
       { path: join(dir, ".talkide", "active-writer.md"), content: "# Aktuálně píše\nAnna\n" },
       { path: join(dir, ".talkide", "project.yml"), content: "ports: {}\n" },
     ];
-    expect(await writeFilesIfChanged(files)).toEqual([true, true, true]);
+    expect((await writeFilesIfChanged(files)).map((f) => f.written)).toEqual([true, true, true]);
     const past = new Date("2020-01-01T00:00:00Z");
     for (const file of files) utimesSync(file.path, past, past);
     const order: string[] = [];
     const changed = files.map((file, i) =>
       i === 0 ? file : { ...file, content: `${file.content}# změna\n` },
     );
-    expect(
-      await writeFilesIfChanged(changed, {
-        beforeWrite: (target) => {
-          order.push(target);
-          return Promise.resolve();
-        },
-      }),
-    ).toEqual([false, true, true]);
+    const rewritten = await writeFilesIfChanged(changed, {
+      beforeWrite: (target) => {
+        order.push(target);
+        return Promise.resolve();
+      },
+    });
+    expect(rewritten.map((f) => f.written)).toEqual([false, true, true]);
+    // What each file held before, for the caller to compare with (changed-sections.ts).
+    expect(rewritten.map((f) => f.previous?.toString("utf8"))).toEqual(
+      files.map((file) => file.content),
+    );
     expect(order).toEqual([files[1]?.path, files[2]?.path]);
     expect(statSync(files[0]?.path ?? "").mtime.toISOString()).toBe(past.toISOString());
     for (const file of changed) expect(readFileSync(file.path, "utf8")).toBe(file.content);
-    expect(await writeFilesIfChanged(changed)).toEqual([false, false, false]);
+    expect((await writeFilesIfChanged(changed)).map((f) => f.written)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -31,34 +31,41 @@ export async function writeFileIfChanged(
   content: string,
   hooks: WriteHooks = {},
 ): Promise<boolean> {
-  const [written] = await writeFilesIfChanged([{ path, content }], hooks);
-  return written === true;
+  const [outcome] = await writeFilesIfChanged([{ path, content }], hooks);
+  return outcome?.written === true;
 }
 
 /**
  * writeFileIfChanged for several files, such as a turn's context files: what is on disk is
  * read first for all of them, and the ones that differ are written one after the other, in the
  * order given (a reader that sees a later file changed sees the earlier ones changed too).
- * Returns whether each was written. The reads are synchronous on purpose: a few small local
+ * Returns whether each was written, and the bytes it replaced (null: there was no file). The reads are synchronous on purpose: a few small local
  * files read in microseconds, while each asynchronous read takes several rounds through
  * libuv's thread pool (open, stat, read, close) before every turn.
  */
 export async function writeFilesIfChanged(
   files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
   hooks: WriteHooks = {},
-): Promise<boolean[]> {
+): Promise<FileWrite[]> {
   const current = files.map((file) => readIfExists(file.path));
-  const written: boolean[] = [];
+  const outcomes: FileWrite[] = [];
   for (const [index, file] of files.entries()) {
     const bytes = Buffer.from(file.content, "utf8");
-    if (current[index]?.equals(bytes) === true) {
-      written.push(false);
+    const previous = current[index] ?? null;
+    if (previous?.equals(bytes) === true) {
+      outcomes.push({ written: false, previous });
       continue;
     }
     await writeAtomically(file.path, bytes, hooks);
-    written.push(true);
+    outcomes.push({ written: true, previous });
   }
-  return written;
+  return outcomes;
+}
+
+/** What writeFilesIfChanged did with one file: written or not, and what was there before. */
+export interface FileWrite {
+  readonly written: boolean;
+  readonly previous: Buffer | null;
 }
 
 async function writeAtomically(path: string, bytes: Buffer, hooks: WriteHooks): Promise<void> {
