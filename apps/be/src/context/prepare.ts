@@ -143,7 +143,7 @@ export async function prepareSpawnContext(
     });
     if (changed && instruction) {
       changedInstructions.push({ absolutePath, content: file.content });
-      const before = change?.previous?.toString("utf8") ?? null;
+      const before = change.previous?.toString("utf8") ?? null;
       for (const phrase of changedSections(before, file.content)) {
         if (!sections.includes(phrase)) sections.push(phrase);
       }
