@@ -16,7 +16,7 @@ export {
 export { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
 export { pruneMovedWarmProcesses } from "./warm-prune.ts";
 export type { TurnOutcome } from "./turn-outcome.ts";
-export type { ColdStart, TakenProcess } from "./process.ts";
+export type { ColdStart, ProcessCredential, TakenProcess } from "./process.ts";
 export {
   sessionCacheReuseOf,
   usageColumns,

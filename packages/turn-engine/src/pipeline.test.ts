@@ -55,6 +55,8 @@ interface FakeOptions {
   readonly failIn?: "context" | "alongside" | "record" | "store";
   /** A file above the workspace that breaks its isolation. */
   readonly notIsolated?: boolean;
+  /** Each new process gets a credential (as a host's gateway gives one). */
+  readonly credential?: boolean;
 }
 
 async function fakeHost(options: FakeOptions = {}) {
@@ -138,6 +140,7 @@ async function fakeHost(options: FakeOptions = {}) {
         point: session === null ? null : { id: session.runtimeId, at: null },
         sessionKey: session?.id ?? null,
         previousCumulativeCostUsd: null,
+        userKey: "user-1",
         cold: {
           claudePath: FAKE_CLAUDE_PATH,
           cwd: workspaceDir,
@@ -149,6 +152,20 @@ async function fakeHost(options: FakeOptions = {}) {
           },
           markerVariable: "ENGINE_TURN_ID",
           killGraceMs: 300,
+          ...(options.credential === true
+            ? {
+                credential: () => ({
+                  env: { ANTHROPIC_API_KEY: "process-token" },
+                  attach: (turn: { turnId: string; userKey: string | null }) => {
+                    steps.push(`attach ${turn.turnId} ${turn.userKey ?? "nobody"}`);
+                  },
+                  detach: () => {
+                    steps.push("detach");
+                  },
+                  revoke: () => undefined,
+                }),
+              }
+            : {}),
         },
         digest: () => Promise.resolve("digest"),
         whileTaking: async () => {
@@ -236,6 +253,29 @@ async function fakeHost(options: FakeOptions = {}) {
 }
 
 describe("the turn pipeline", () => {
+  it("attaches the turn to the process's credential while its message runs", async () => {
+    const fake = await fakeHost({ credential: true });
+    await runTurnPipeline(fake.host, new AbortController().signal);
+    expect(fake.steps).toEqual([
+      "session",
+      "context",
+      "guarded",
+      "attempt new",
+      "before cold start",
+      "alongside",
+      "announce cold",
+      "attach turn-1 user-1",
+      "record cold turn-1",
+      "recorded",
+      "send",
+      "report",
+      "detach",
+      "store succeeded",
+    ]);
+    const [record] = await readFakeClaudeRecords(fake.recordFile);
+    expect(record?.env["ANTHROPIC_API_KEY"]).toBe("process-token");
+  });
+
   it("runs the stages in order and reports the opening after the turn's first event", async () => {
     const fake = await fakeHost();
     await runTurnPipeline(fake.host, new AbortController().signal);

@@ -189,6 +189,12 @@ async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
 ): Promise<ClaudeTurnResult> {
   const ownMarker = taken.marker === attempt.turnId ? undefined : attempt.watchdog;
   ownMarker?.track(attempt.turnId);
+  // The process's requests count for this turn (and its member) while it runs.
+  taken.credential?.attach({
+    turnId: attempt.turnId,
+    userKey: attempt.userKey ?? null,
+    sessionKey: attempt.sessionKey,
+  });
   try {
     const record: Stage<E, void> = () => host.recordProcess(attempt, taken);
     if (host.recordsWhileRunning !== true) await record(host.events.live);
@@ -204,6 +210,7 @@ async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
     );
     return stages.run;
   } finally {
+    taken.credential?.detach();
     ownMarker?.untrack(attempt.turnId);
   }
 }
@@ -243,6 +250,8 @@ export interface TurnAttempt {
   readonly sessionKey: string | null;
   /** The continued session's cumulative cost before this turn (null: a new session). */
   readonly previousCumulativeCostUsd: number | null;
+  /** Whom the turn is for: the process credential's requests count for them while it runs. */
+  readonly userKey?: string | null | undefined;
   /** How a new process is started. */
   readonly cold: ColdStart;
   /** What a process reads when it starts besides the session (`warmContextDigest`). */

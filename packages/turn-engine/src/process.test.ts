@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { buildClaudeArgs, WarmProcessPool } from "@talkide/claude-cli";
 import { FAKE_CLAUDE_PATH, readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keepOrRetire, takeProcess, type ProcessRequest } from "./process.ts";
+import {
+  keepOrRetire,
+  takeProcess,
+  type ProcessCredential,
+  type ProcessRequest,
+} from "./process.ts";
 
 // The process stages against a real pool and the fake `claude` (a real child process).
 let root: string;
@@ -72,6 +77,57 @@ describe("the process stages", () => {
         "t3: before cold resume",
       ]);
       keepOrRetire(pool, "conversation-1", third, { ok: false }, "d1");
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("gives each new process a credential of its own, which a kept process brings back and its end revokes", async () => {
+    const pool = new WarmProcessPool({ capacity: 2, idleMs: 60_000 });
+    const recordFile = join(root, "credential-records.jsonl");
+    const issued: Array<{ token: string; events: string[] }> = [];
+    const issue = (): ProcessCredential => {
+      const own = { token: `token-${issued.length + 1}`, events: [] as string[] };
+      issued.push(own);
+      return {
+        env: { ANTHROPIC_API_KEY: own.token },
+        attach: (turn) => own.events.push(`attach ${turn.turnId}`),
+        detach: () => own.events.push("detach"),
+        revoke: () => own.events.push("revoke"),
+      };
+    };
+    const request = (turnId: string, point: ProcessRequest["point"]): ProcessRequest => ({
+      key: "conversation-2",
+      point,
+      digest: "d1",
+      turnId,
+      cold: {
+        claudePath: FAKE_CLAUDE_PATH,
+        cwd: root,
+        args: buildClaudeArgs({}),
+        env: { FAKE_CLAUDE_RECORD: recordFile, FAKE_CLAUDE_STATE_DIR: join(root, "state-2") },
+        markerVariable: "ENGINE_TURN_ID",
+        killGraceMs: 300,
+        credential: issue,
+      },
+    });
+    try {
+      const first = await takeProcess(pool, request("t1", null));
+      const result = await first.process.runTurn({ prompt: "one", timeoutMs: 120_000 });
+      if (!result.ok) throw new Error(result.message);
+      keepOrRetire(pool, "conversation-2", first, result, "d1");
+      const [record] = await readFakeClaudeRecords(recordFile);
+      expect(record?.env["ANTHROPIC_API_KEY"]).toBe("token-1");
+      const second = await takeProcess(
+        pool,
+        request("t2", { id: result.sessionId, at: result.lastMessageId }),
+      );
+      expect(second.kind).toBe("warm");
+      expect(second.credential).toBe(first.credential);
+      expect(issued).toHaveLength(1);
+      keepOrRetire(pool, "conversation-2", second, { ok: false }, "d1");
+      await second.process.whenEnded();
+      expect(issued[0]?.events).toEqual(["revoke"]);
     } finally {
       await pool.close();
     }

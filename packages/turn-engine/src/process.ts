@@ -16,6 +16,8 @@ import {
  */
 export interface TakenProcess {
   readonly process: WarmClaudeProcess;
+  /** The credential the process was started with (the gateway's token), if the host gives one. */
+  readonly credential: ProcessCredential | null;
   readonly kind: "warm" | "cold";
   /** Why the turn could not run warm; null when it did (or the host started it on purpose). */
   readonly coldReason: ColdReason | null;
@@ -47,7 +49,32 @@ export interface ColdStart extends Pick<
   readonly env: Readonly<Record<string, string>>;
   /** The variable that carries the turn's id into every process the turn starts. */
   readonly markerVariable: string;
+  /**
+   * A credential of its own for each new process (the host's LLM gateway issues one): its
+   * variables are added to the process's environment (never to the startup digest, so a kept
+   * process still matches), it is revoked when the process ends, and each turn the process
+   * runs is attached to it while it runs.
+   */
+  readonly credential?: (() => ProcessCredential) | undefined;
 }
+
+/**
+ * What a process holds instead of the provider's key (`@talkide/gateway`'s `GatewayCredential`
+ * is one): the variables it needs, the turn it runs now, and its end.
+ */
+export interface ProcessCredential {
+  readonly env: Readonly<Record<string, string>>;
+  attach(turn: {
+    readonly turnId: string;
+    readonly userKey: string | null;
+    readonly sessionKey: string | null;
+  }): void;
+  detach(): void;
+  revoke(): void;
+}
+
+/** The credential each live process was started with: a kept process brings its own back. */
+const credentials = new WeakMap<WarmClaudeProcess, ProcessCredential>();
 
 /** The process this turn runs in: the kept one when its fingerprint matches, else a new one. */
 export async function takeProcess(
@@ -58,6 +85,7 @@ export async function takeProcess(
   if (checkout.process !== null) {
     return {
       process: checkout.process,
+      credential: credentials.get(checkout.process) ?? null,
       kind: "warm",
       coldReason: null,
       marker: checkout.process.tag ?? request.turnId,
@@ -81,14 +109,28 @@ export async function startColdProcess(
   // Whichever machine ran the session's last turn, its stored transcript is what resumes. It
   // must be on disk before the process starts: the CLI reads it at start.
   if (request.point !== null) await request.beforeColdResume?.();
-  const { markerVariable, env, ...start } = request.cold;
+  const { markerVariable, env, credential: issue, ...start } = request.cold;
   const marker = request.turnId;
-  const process = await WarmClaudeProcess.start({
-    ...start,
-    env: { ...env, [markerVariable]: marker },
-    tag: marker,
-  });
-  return { process, kind: "cold", coldReason: null, marker };
+  const credential = issue?.() ?? null;
+  let process: WarmClaudeProcess;
+  try {
+    process = await WarmClaudeProcess.start({
+      ...start,
+      env: { ...env, ...credential?.env, [markerVariable]: marker },
+      tag: marker,
+    });
+  } catch (error) {
+    credential?.revoke();
+    throw error;
+  }
+  if (credential !== null) {
+    credentials.set(process, credential);
+    // Whatever ends the process (its exit, a kill, a failed spawn), its token dies with it.
+    void process.whenEnded().then(() => {
+      credential.revoke();
+    });
+  }
+  return { process, credential, kind: "cold", coldReason: null, marker };
 }
 
 /**

@@ -19,7 +19,8 @@ export interface RecordedRequest {
   /**
    * Request headers, lower-cased. Credentials (`x-api-key`, `authorization`, `cookie`,
    * `proxy-authorization`) are replaced by `"[redacted]"` so a recorded request can be
-   * printed or snapshotted without leaking a key; their presence stays visible.
+   * printed or snapshotted without leaking a key; their presence stays visible (unless the
+   * fake was started with `keepCredentials`).
    */
   readonly headers: Readonly<Record<string, string>>;
   /** The body parsed as JSON, or `null` when it was empty or not JSON. */
@@ -66,6 +67,11 @@ export interface FakeMessagesApiOptions {
   readonly clock?: () => number;
   /** Overrides the per-model minimum cacheable prompt length (`minimumCacheableTokens`). */
   readonly minimumCacheableTokens?: number;
+  /**
+   * Record credential headers as they came instead of `[redacted]`: for tests that check
+   * which key reached the provider (a gateway's), never for printing requests.
+   */
+  readonly keepCredentials?: boolean;
 }
 
 export interface FakeMessagesApi {
@@ -126,7 +132,7 @@ export async function startFakeMessagesApi(
       method: req.method ?? "GET",
       path: url.pathname,
       query: url.search.replace(/^\?/, ""),
-      headers: redactHeaders(req),
+      headers: redactHeaders(req, options.keepCredentials === true),
       body: parseJson(rawBody),
       rawBody,
       bodyBytes: Buffer.byteLength(rawBody, "utf8"),
@@ -334,16 +340,17 @@ function readModel(body: unknown): string | undefined {
   return typeof model === "string" ? model : undefined;
 }
 
-function redactHeaders(req: IncomingMessage): Record<string, string> {
+function redactHeaders(req: IncomingMessage, keep: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    headers[lower] = SECRET_HEADERS.has(lower)
-      ? "[redacted]"
-      : Array.isArray(value)
-        ? value.join(", ")
-        : value;
+    headers[lower] =
+      SECRET_HEADERS.has(lower) && !keep
+        ? "[redacted]"
+        : Array.isArray(value)
+          ? value.join(", ")
+          : value;
   }
   return headers;
 }
