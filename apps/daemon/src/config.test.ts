@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       claudePath: "claude",
       claudeConfigDir: "/srv/app/.data/daemon/claude",
       claudeExtraArgs: [],
+      sandboxDenyRead: [],
       promptCacheTtl: "1h",
       logLevel: "info",
     });
@@ -41,6 +42,7 @@ describe("loadConfig", () => {
         TALKIDE_CLAUDE_PATH: "/opt/claude",
         TALKIDE_CLAUDE_CONFIG_DIR: "claude-state",
         TALKIDE_CLAUDE_EXTRA_ARGS: '["--model", "opus"]',
+        TALKIDE_SANDBOX_DENY_READ: "/srv/hub-data::relative/dir",
         TALKIDE_PROMPT_CACHE_TTL: "5m",
         TALKIDE_HOST_ID: "box-1",
         TALKIDE_UPSTREAM_URL: "http://127.0.0.1:7421/",
@@ -63,12 +65,20 @@ describe("loadConfig", () => {
       claudePath: "/opt/claude",
       claudeConfigDir: "/x/claude-state",
       claudeExtraArgs: ["--model", "opus"],
+      sandboxDenyRead: ["/srv/hub-data", "/x/relative/dir"],
       promptCacheTtl: "5m",
       hostId: "box-1",
       upstreamUrl: "http://127.0.0.1:7421",
       ticlawkEntry: "/x/hub/ticlawk.js",
       logLevel: "warn",
     });
+  });
+
+  it("takes command-running rules: their commands run in the sandbox, as ticlawk does (issue 49)", () => {
+    expect(
+      loadConfig({ TALKIDE_CLAUDE_EXTRA_ARGS: '["--allowedTools", "Bash(npm test:*)"]' }, "/x")
+        .claudeExtraArgs,
+    ).toEqual(["--allowedTools", "Bash(npm test:*)"]);
   });
 
   it("treats empty variables as unset", () => {
@@ -92,9 +102,6 @@ describe("loadConfig", () => {
     ["TALKIDE_CLAUDE_EXTRA_ARGS", "--model opus"],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--model", 5]'],
     ["TALKIDE_CLAUDE_EXTRA_ARGS", '[""]'],
-    // Issue 49: no command-running rule without a sandbox.
-    ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--allowedTools", "Bash(npm test:*)"]'],
-    ["TALKIDE_CLAUDE_EXTRA_ARGS", '["--allowed-tools=Read,Bash"]'],
     ["TALKIDE_UPSTREAM_URL", "127.0.0.1:7421"],
     ["TALKIDE_UPSTREAM_URL", "ftp://hub.example"],
     ["TALKIDE_PROMPT_CACHE_TTL", "1H"],

@@ -1,8 +1,9 @@
 import { hostname } from "node:os";
-import { resolve } from "node:path";
+import { delimiter, resolve } from "node:path";
 import { z } from "zod";
-import { PROMPT_CACHE_TTLS, runsCode, type PromptCacheTtl } from "@talkide/claude-cli";
+import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
 import { parseServiceEnvironment, type LogLevel } from "@talkide/service-kit";
+import { isBlank } from "@talkide/text";
 import { QUEUE_POLICY } from "@talkide/work-queue";
 
 /**
@@ -59,16 +60,12 @@ const envSchema = z.object({
       }
     })
     .pipe(
-      z
-        .array(z.string().min(1, "must not hold empty arguments"), {
-          error: 'must be a JSON array of strings, e.g. ["--model","opus"]',
-        })
-        .refine((args) => !allowsCommands(args), {
-          message:
-            "must not allow commands (a Bash rule in --allowedTools): the daemon has no sandbox for them yet, so its agents run only its own ticlawk (see README, issue 49)",
-        }),
+      z.array(z.string().min(1, "must not hold empty arguments"), {
+        error: 'must be a JSON array of strings, e.g. ["--model","opus"]',
+      }),
     )
     .default([]),
+  TALKIDE_SANDBOX_DENY_READ: z.string().optional(),
   TALKIDE_PROMPT_CACHE_TTL: z
     .enum(PROMPT_CACHE_TTLS, { error: "TALKIDE_PROMPT_CACHE_TTL must be 5m or 1h" })
     .default("1h"),
@@ -119,8 +116,18 @@ export interface DaemonConfig {
    * the operator's `~/.claude`, whose instructions would reach every agent.
    */
   readonly claudeConfigDir: string;
-  /** Appended to every turn's argv after the daemon's own extra arguments. */
+  /**
+   * Appended to every turn's argv after the daemon's own extra arguments (and its sandbox
+   * settings). A command-running rule added here runs in the same sandbox as `ticlawk`.
+   */
   readonly claudeExtraArgs: readonly string[];
+  /**
+   * Absolute. Directories no command an agent runs may read, besides the data directory, the
+   * CLI's config dir and the other agents' workspaces, which the daemon denies itself: the
+   * message service's data (its admin token), say. `TALKIDE_SANDBOX_DENY_READ`, separated by
+   * `:` as in PATH.
+   */
+  readonly sandboxDenyRead: readonly string[];
   /**
    * How long the Messages API keeps every turn's prompt cache. `1h` (the default) outlives the
    * minutes between a conversation's messages; `5m` sends the CLI's own defaults unchanged.
@@ -174,6 +181,10 @@ export function loadConfig(
       v.TALKIDE_CLAUDE_CONFIG_DIR ?? resolve(cwd, settings.dataDir, "claude"),
     ),
     claudeExtraArgs: v.TALKIDE_CLAUDE_EXTRA_ARGS,
+    sandboxDenyRead: (v.TALKIDE_SANDBOX_DENY_READ ?? "")
+      .split(delimiter)
+      .filter((dir) => !isBlank(dir))
+      .map((dir) => resolve(cwd, dir)),
     promptCacheTtl: v.TALKIDE_PROMPT_CACHE_TTL,
     hostId: v.TALKIDE_HOST_ID ?? sanitizeHostId(hostname()),
     upstreamUrl: v.TALKIDE_UPSTREAM_URL?.replace(/\/+$/, "") ?? null,
@@ -187,14 +198,4 @@ export function loadConfig(
 function sanitizeHostId(name: string): string {
   const safe = name.replace(/[^\p{L}\p{N}._-]/gu, "-").slice(0, 64);
   return safe === "" ? "localhost" : safe;
-}
-
-/** Whether operator arguments add a tool rule that runs commands (`--allowedTools Bash(…)`). */
-function allowsCommands(args: readonly string[]): boolean {
-  return args.some((arg, index) => {
-    const flag = /^--allowed-?[Tt]ools(?:=(.*))?$/i.exec(arg);
-    if (flag === null) return false;
-    const value = flag[1] ?? args[index + 1] ?? "";
-    return value.split(/[,\s]+/).some((rule) => rule !== "" && runsCode(rule));
-  });
 }

@@ -1,12 +1,18 @@
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
-import { definedEntries, startOrphanWatchdog, TURN_MARKER_VARIABLE } from "@talkide/claude-cli";
+import {
+  assertSandboxAvailable,
+  definedEntries,
+  startOrphanWatchdog,
+  TURN_MARKER_VARIABLE,
+} from "@talkide/claude-cli";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
 import type { DaemonConfig } from "./config.ts";
 import {
   Cleanups,
+  ConfigError,
   createLogger,
   generateToken,
   listen,
@@ -21,9 +27,15 @@ import { EventBus } from "./events/bus.ts";
 import type { DaemonContext, DaemonExtension } from "./extension.ts";
 import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
+import { daemonSandbox } from "./runtime/agent-sandbox.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
+import { routeProviderKey } from "./runtime/provider-key.ts";
 import { daemonSessionPoints } from "./sessions/session-points.ts";
-import { ticlawkEntries, writeTiclawkWrapper } from "./runtime/ticlawk-wrapper.ts";
+import {
+  fetchUsesEnvProxy,
+  ticlawkEntries,
+  writeTiclawkWrapper,
+} from "./runtime/ticlawk-wrapper.ts";
 import type { StandingPrompt } from "./scheduler/execute-delivery.ts";
 import { Scheduler } from "./scheduler/scheduler.ts";
 import { listAgents } from "./store/agents.ts";
@@ -84,6 +96,25 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
 
   try {
+    // Every agent may run `ticlawk`, so every command runs in Claude Code's sandbox (issue 49):
+    // where it cannot run, the daemon does not start, saying what to install.
+    const parentEnv = options.childBaseEnv ?? process.env;
+    await assertSandboxAvailable(
+      "Every agent's rule Bash(ticlawk:*) (its only way to answer)",
+      definedEntries(parentEnv),
+      null,
+    );
+    if (config.upstreamUrl !== null && !fetchUsesEnvProxy()) {
+      throw new ConfigError(
+        [
+          {
+            variable: "TALKIDE_UPSTREAM_URL",
+            message: `the agents' ticlawk reaches it only through the sandbox's proxy, which Node ${process.versions.node} does not use (NODE_USE_ENV_PROXY needs Node 24, or 22.21 and later); run the daemon with Node 24`,
+          },
+        ],
+        "apps/daemon/README.md",
+      );
+    }
     const database = await openServiceDatabase<DaemonTables>({
       owner: { service: "daemon", dataDirVariable: "TALKIDE_DAEMON_DATA_DIR" },
       dataDir: config.dataDir,
@@ -108,6 +139,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       })),
     ]);
 
+    // The provider key reaches the CLI in a file of the data directory, never a command.
+    const providerKey = await routeProviderKey(parentEnv, config.dataDir);
     const adminToken = await loadOrCreateAdminToken(config.dataDir, () =>
       generateToken(TOKEN_PREFIX),
     );
@@ -139,7 +172,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       log: logger,
     });
     cleanups.push(stopPruning);
-    const baseEnv = options.childBaseEnv ?? process.env;
+    const baseEnv = providerKey.env;
     const claudeVersion = await runtime.version(definedEntries(baseEnv));
     if (claudeVersion === null) {
       logger.warn(
@@ -182,6 +215,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       watchdog,
       turnEnvDir: join(config.dataDir, "turn-env"),
       quarantineDir: join(config.dataDir, "quarantine"),
+      sandbox: daemonSandbox({
+        dataDir: config.dataDir,
+        claudeConfigDir: config.claudeConfigDir,
+        denyRead: config.sandboxDenyRead,
+        ticlawkBinDir: ticlawk.binDir,
+        upstreamUrl: config.upstreamUrl,
+        apiKeyFile: providerKey.keyFile,
+      }),
     };
     const accept = (agentId: string, delivery: unknown) =>
       acceptDelivery({ events, store: (input) => scheduler.store(input) }, agentId, delivery);

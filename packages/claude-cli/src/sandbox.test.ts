@@ -36,12 +36,28 @@ describe("sandboxSettings", () => {
         allowUnsandboxedCommands: false,
         autoAllowBashIfSandboxed: false,
         filesystem: { denyRead: ["/srv/data", "/srv/w"], allowRead: ["/srv/w/project-1"] },
-        network: { allowedDomains: ["registry.npmjs.org"] },
+        network: { allowedDomains: ["registry.npmjs.org"], strictAllowlist: true },
       },
     });
     expect(sandboxSettings("/w", { denyRead: [], allowedHosts: [] })).not.toHaveProperty(
       "apiKeyHelper",
     );
+  });
+
+  it("keeps more paths readable inside the denied ones when asked, after the workspace", () => {
+    const settings = sandboxSettings("/srv/w/a", {
+      denyRead: ["/srv/data", "/srv/w/b"],
+      allowRead: ["/srv/data/bin", "/srv/data/turn-env/s-1.sh"],
+      allowedHosts: ["127.0.0.1:7421"],
+    }) as { sandbox: { filesystem: unknown; network: unknown } };
+    expect(settings.sandbox.filesystem).toEqual({
+      denyRead: ["/srv/data", "/srv/w/b"],
+      allowRead: ["/srv/w/a", "/srv/data/bin", "/srv/data/turn-env/s-1.sh"],
+    });
+    expect(settings.sandbox.network).toEqual({
+      allowedDomains: ["127.0.0.1:7421"],
+      strictAllowlist: true,
+    });
   });
 });
 
@@ -59,6 +75,14 @@ describe("assertSandboxAvailable", () => {
     await expect(refused).rejects.toThrow(
       /^TALKIDE_CLAUDE_ALLOWED_TOOLS lets the agent run commands/,
     );
+    await expect(refused).rejects.toThrow(
+      /and start again, or remove the command-running rules\.$/,
+    );
+  });
+
+  it("offers no way out without the sandbox where the host has none", async () => {
+    const refused = assertSandboxAvailable("The daemon's rule", { PATH: "/nonexistent" }, null);
+    await expect(refused).rejects.toThrow(/sh scripts\/debian-packages\.sh\) and start again\.$/);
   });
 
   it.runIf(sandboxRuns)("passes where the sandbox runs (CI installs it)", async () => {

@@ -14,7 +14,15 @@ import { promisify } from "node:util";
 export interface SandboxPolicy {
   /** Directories no command may read (the service's data dir, its workspaces dir, …). */
   readonly denyRead: readonly string[];
-  /** Hosts commands may reach (through the CLI's proxy); empty: none. */
+  /**
+   * Paths inside `denyRead` that commands may still read, besides the workspace (a file or a
+   * directory: the daemon's `ticlawk` wrapper and the session's turn-env file).
+   */
+  readonly allowRead?: readonly string[];
+  /**
+   * Hosts commands may reach (through the CLI's proxy); empty: none. `host:port` allows that
+   * one port only (`127.0.0.1:7421`: the message service, and no other loopback port).
+   */
   readonly allowedHosts: readonly string[];
   /**
    * A file (inside a `denyRead` directory) holding the provider key: the CLI reads it through
@@ -32,7 +40,10 @@ export function runsCode(rule: string): boolean {
 /**
  * The settings (`--settings <json>`) of a turn in `workspaceDir`: the sandbox, on, with no
  * fallback, and the workspace readable even where `denyRead` covers it. Commands are still
- * allowed only by the host's tool rules (`autoAllowBashIfSandboxed` off).
+ * allowed only by the host's tool rules (`autoAllowBashIfSandboxed` off). `strictAllowlist`
+ * refuses a host that is not listed at once (the proxy answers 403); without it the proxy
+ * waits for a person to approve the host, which in print mode nobody does, so the command
+ * hangs until it gives up (measured with 2.1.330: apps/daemon/BENCHMARKS.md, "The sandbox").
  */
 export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): object {
   const keyFile = policy.apiKeyFile ?? null;
@@ -43,8 +54,11 @@ export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): ob
       failIfUnavailable: true,
       allowUnsandboxedCommands: false,
       autoAllowBashIfSandboxed: false,
-      filesystem: { denyRead: [...policy.denyRead], allowRead: [workspaceDir] },
-      network: { allowedDomains: [...policy.allowedHosts] },
+      filesystem: {
+        denyRead: [...policy.denyRead],
+        allowRead: [workspaceDir, ...(policy.allowRead ?? [])],
+      },
+      network: { allowedDomains: [...policy.allowedHosts], strictAllowlist: true },
     },
   };
 }
@@ -72,15 +86,19 @@ export class SandboxUnavailableError extends Error {
 /**
  * Throws `SandboxUnavailableError`, saying what to install or change, when the sandbox cannot
  * run here: not Linux, bubblewrap or socat missing, or bubblewrap unable to make its
- * namespaces (a container without them, say). `why` names the setting that asked for it.
+ * namespaces (a container without them, say). `why` names the setting that asked for it;
+ * `otherwise` is the way out without the sandbox (null where there is none: the daemon's
+ * agents always run `ticlawk`).
  */
 export async function assertSandboxAvailable(
   why: string,
   env: NodeJS.ProcessEnv = process.env,
+  otherwise: string | null = "remove the command-running rules",
 ): Promise<void> {
+  const or = otherwise === null ? "" : `, or ${otherwise}`;
   if (process.platform !== "linux") {
     throw new SandboxUnavailableError(
-      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and this service supports that sandbox on Linux only. Remove the command-running rules or run the service on Linux.`,
+      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and this service supports that sandbox on Linux only. Run the service on Linux${or}.`,
     );
   }
   const path = { PATH: env["PATH"] ?? "" };
@@ -94,7 +112,7 @@ export async function assertSandboxAvailable(
   }
   if (missing.length > 0) {
     throw new SandboxUnavailableError(
-      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and it needs ${missing.join(" and ")}: install ${missing.length > 1 ? "them" : "it"} (sudo apt-get install ${missing.join(" ")}, or sh scripts/debian-packages.sh) and start again, or remove the command-running rules.`,
+      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and it needs ${missing.join(" and ")}: install ${missing.length > 1 ? "them" : "it"} (sudo apt-get install ${missing.join(" ")}, or sh scripts/debian-packages.sh) and start again${or}.`,
     );
   }
   try {
@@ -106,7 +124,7 @@ export async function assertSandboxAvailable(
   } catch (error) {
     const detail = /\S[^\n]*/.exec(String((error as { stderr?: unknown }).stderr ?? error))?.[0];
     throw new SandboxUnavailableError(
-      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and bubblewrap cannot create its namespaces here (${detail}). Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the container's seccomp/AppArmor profile), or remove the command-running rules.`,
+      `${why} lets the agent run commands, which run only inside Claude Code's sandbox, and bubblewrap cannot create its namespaces here (${detail}). Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the container's seccomp/AppArmor profile)${or}.`,
     );
   }
 }

@@ -36,7 +36,8 @@ class Held implements Events {
 
 interface Session {
   readonly id: string;
-  readonly runtimeId: string;
+  /** The CLI's session of its last successful turn; null: the session has not begun. */
+  readonly runtimeId: string | null;
   readonly current: boolean;
 }
 
@@ -116,6 +117,7 @@ async function fakeHost(options: FakeOptions = {}) {
       steps.push(guarded.ok ? "guarded" : `refused ${guarded.code}`);
       if (guarded.ok) to.emit("workspace.checked");
     },
+    pointOf: (session) => (session.runtimeId === null ? null : { id: session.runtimeId, at: null }),
     isCurrent: (session) => session.current,
     endSession: (session, reason, to) => {
       steps.push(`end ${session.id} (${reason})`);
@@ -130,21 +132,20 @@ async function fakeHost(options: FakeOptions = {}) {
             live.emit(`turn.started ${taken?.kind ?? "cold"} resume=${String(session !== null)}`);
           },
         }),
-    beginAttempt: (session) => {
+    beginAttempt: (session, point) => {
       attempts += 1;
       const turnId = `turn-${attempts}`;
-      steps.push(`attempt ${session?.id ?? "new"}`);
+      steps.push(`attempt ${session?.id ?? "new"}${point === null ? "" : ` at ${point.id}`}`);
       return Promise.resolve({
         turnId,
         key: "conversation",
-        point: session === null ? null : { id: session.runtimeId, at: null },
         sessionKey: session?.id ?? null,
         previousCumulativeCostUsd: null,
         userKey: "user-1",
         cold: {
           claudePath: FAKE_CLAUDE_PATH,
           cwd: workspaceDir,
-          args: buildClaudeArgs(session === null ? {} : { resumeSessionId: session.runtimeId }),
+          args: buildClaudeArgs(point === null ? {} : { resumeSessionId: point.id }),
           env: {
             FAKE_CLAUDE_RECORD: recordFile,
             FAKE_CLAUDE_STATE_DIR: join(root, "state"),
@@ -350,6 +351,27 @@ describe("the turn pipeline", () => {
     ]);
   });
 
+  // Decided once (README): a session begins with its first successful turn. The hosts' suites
+  // assert the same through their APIs (the backend's turns.test.ts, the daemon's session suite).
+  it.each([
+    ["pinned to what the host runs now", true],
+    ["pinned elsewhere", false],
+  ])(
+    "starts the CLI afresh in a session that has not begun (%s), ending nothing",
+    async (_name, current) => {
+      const fake = await fakeHost({ session: { id: "s1", runtimeId: null, current } });
+      await runTurnPipeline(fake.host, new AbortController().signal);
+      expect(fake.steps.slice(0, 4)).toEqual(["session", "context", "guarded", "attempt s1"]);
+      expect(fake.steps.some((step) => step.startsWith("end "))).toBe(false);
+      expect(fake.heard).not.toContain("session.reset");
+      // No `--resume`: nothing of the session is the CLI's to continue.
+      expect(fake.heard[0]).toBe("turn.started cold resume=false");
+      const [record] = await readFakeClaudeRecords(fake.recordFile);
+      expect(record?.argv).not.toContain("--resume");
+      expect(fake.stored).toEqual(["succeeded"]);
+    },
+  );
+
   it("restarts once in a new session when the CLI does not know the resumed one", async () => {
     const fake = await fakeHost({ session: { id: "s1", runtimeId: "gone", current: true } });
     await runTurnPipeline(fake.host, new AbortController().signal);
@@ -357,7 +379,7 @@ describe("the turn pipeline", () => {
       "session",
       "context",
       "guarded",
-      "attempt s1",
+      "attempt s1 at gone",
       "before cold start",
       "alongside",
       "load transcript",

@@ -7,6 +7,7 @@ import type {
 } from "@talkide/claude-cli";
 import { beside, type Stage, type TurnEvents } from "./beside.ts";
 import { keepOrRetire, takeProcess, type ColdStart, type TakenProcess } from "./process.ts";
+import { chooseSession } from "./session-choice.ts";
 import { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import { classifyTurnOutcome, type TurnOutcome } from "./turn-outcome.ts";
@@ -17,8 +18,9 @@ import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
  *
  *  1. opening, side by side: `session` (the session the turn would continue) and `context`
  *     (what the host renders for it); then `guard` (contract section 6: nothing is started in
- *     a workspace that is not isolated) and `choose` (a session pinned to another release or
- *     standing prompt is ended: the turn starts a new one);
+ *     a workspace that is not isolated) and `choose` (`chooseSession`: a session resumes only
+ *     from its last successful turn; one that has not begun starts the CLI afresh; a begun
+ *     one pinned to another release or standing prompt is ended: the turn starts a new one);
  *  2. an attempt: `take` the session's kept process or start one (the stored transcript on
  *     disk before a cold resume; beside it, what the attempt prepares alongside), `record` the process (before the message is sent, or beside
  *     the run for a host whose orphan watchdog covers it until the record commits), `run` the
@@ -61,7 +63,8 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
     const opened = await beside(events, {
       session: async (to: E) => {
         const session = await host.openSession(opening?.session ?? to);
-        progress.session = session;
+        // A session that has not begun is not one the turn continues.
+        progress.session = session !== null && host.pointOf(session) !== null ? session : null;
         return session;
       },
       context: (to: E) => host.prepareContext(opening?.context ?? to),
@@ -69,21 +72,19 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
     const { context } = opened;
     const instructionFiles = await guardStage(host, context, opening?.guard ?? events.live);
     progress.instructionFiles = instructionFiles;
-    const session = await chooseStage(host, opened.session, opening?.session ?? events.live);
-    progress.session = session;
+    const chosen = await chooseStage(host, opened.session, opening?.session ?? events.live);
+    progress.session = chosen.point === null ? null : chosen.session;
 
     for (const round of [1, 2] as const) {
-      const attempt = await host.beginAttempt(
-        round === 1 ? session : null,
-        context,
-        instructionFiles,
-      );
+      // The second round (after an unknown session) starts a new session.
+      const { session, point } = round === 1 ? chosen : { session: null, point: null };
+      const attempt = await host.beginAttempt(session, point, context, instructionFiles);
       const digest = await attempt.digest();
       const { take: process } = await beside(events, {
         take: async () => {
           const taken = await takeProcess(host.pool, {
             key: attempt.key,
-            point: attempt.point,
+            point,
             digest,
             turnId: attempt.turnId,
             cold: attempt.cold,
@@ -102,7 +103,7 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
       const result = await runStage(host, attempt, process, round, signal);
       const outcome = classifyTurnOutcome(result, {
         previousCumulativeCostUsd: attempt.previousCumulativeCostUsd,
-        resumedCold: attempt.point !== null && process.kind === "cold",
+        resumedCold: point !== null && process.kind === "cold",
         stopping: host.interrupted !== undefined && signal.aborted,
       });
       if (outcome.kind === "interrupted") {
@@ -161,17 +162,28 @@ async function guardStage<E, S, C extends TurnContext, A extends TurnAttempt>(
 }
 
 /**
- * The session the turn continues: the open one when it is pinned to what the host runs now;
- * else it is ended (visibly, by the host) and the turn starts a new one.
+ * The session the turn runs in and the point it resumes at (`chooseSession`): the open one at
+ * its point when it is pinned to what the host runs now; the open one afresh (no point) when it
+ * has not begun; else none: a begun session pinned elsewhere is ended (visibly, by the host)
+ * and the turn starts a new one.
  */
 async function chooseStage<E, S, C extends TurnContext, A extends TurnAttempt>(
   host: TurnPipelineHost<E, S, C, A>,
   session: S | null,
   to: E,
-): Promise<S | null> {
-  if (session === null || host.isCurrent(session)) return session;
-  await host.endSession(session, "pinned_elsewhere", to);
-  return null;
+): Promise<{ readonly session: S | null; readonly point: SessionPoint | null }> {
+  const choice = chooseSession(session, host);
+  switch (choice.kind) {
+    case "new":
+      return { session: null, point: null };
+    case "begin":
+      return { session: choice.session, point: null };
+    case "end":
+      await host.endSession(choice.session, "pinned_elsewhere", to);
+      return { session: null, point: null };
+    case "continue":
+      return { session: choice.session, point: choice.point };
+  }
 }
 
 /**
@@ -217,7 +229,7 @@ async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
 
 /** How far the turn came, for the host's failure record. */
 export interface TurnProgress<S> {
-  /** The session the turn continues, as far as known. */
+  /** The session the turn continues, as far as known (not one that has not begun). */
   session: S | null;
   /** What the workspace guard found; null when the turn failed before it passed. */
   instructionFiles: readonly string[] | null;
@@ -244,8 +256,6 @@ export interface TurnAttempt {
   readonly turnId: string;
   /** The session's key in the warm pool. */
   readonly key: string;
-  /** Where the session stands; null for an attempt that starts a new session. */
-  readonly point: SessionPoint | null;
   /** The host's session, for its stored transcript (null: the attempt starts a new one). */
   readonly sessionKey: string | null;
   /** The continued session's cumulative cost before this turn (null: a new session). */
@@ -287,6 +297,11 @@ export interface TurnPipelineHost<E, S, C extends TurnContext, A extends TurnAtt
   prepareContext(events: E): Promise<C>;
   /** What the guard found: the host logs and reports it (a refusal fails the turn after). */
   workspaceGuarded(guarded: GuardedWorkspace, events: E): void;
+  /**
+   * Where the session stands: the CLI's session and the message its last successful turn ended
+   * at; null for a session that has not begun (none of its turns succeeded yet).
+   */
+  pointOf(session: S): SessionPoint | null;
   /** The session is pinned to what the host runs now (agent release, standing prompt). */
   isCurrent(session: S): boolean;
   /** Ends the session before the turn, visibly. */
@@ -297,8 +312,17 @@ export interface TurnPipelineHost<E, S, C extends TurnContext, A extends TurnAtt
    */
   announce?(taken: TakenProcess | null, session: S | null): void;
 
-  /** An attempt in `session` (null: a new session). */
-  beginAttempt(session: S | null, context: C, instructionFiles: readonly string[]): Promise<A>;
+  /**
+   * An attempt in `session` (null: a new session), resumed at `point` (the pipeline's choice,
+   * `chooseSession`; null: the CLI starts afresh, in `session` when it has not begun). A host
+   * that keeps a session before it began pins it to what it runs now here.
+   */
+  beginAttempt(
+    session: S | null,
+    point: SessionPoint | null,
+    context: C,
+    instructionFiles: readonly string[],
+  ): Promise<A>;
   /** Stores how the attempt's process started and its marker. */
   recordProcess(attempt: A, taken: TakenProcess): Promise<void>;
   /** The record is written beside the run instead of before the message. */

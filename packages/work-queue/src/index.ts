@@ -1,4 +1,5 @@
 export {
+  ABANDONED_CODE,
   type AbandonedJob,
   type Enqueued,
   type InstanceInfo,

@@ -14,6 +14,17 @@ const embeddedChains = new WeakMap<PGlite, Promise<void>>();
 export const LEASE_EXPIRED = "instance_lease_expired";
 
 /**
+ * The code a turn (or delivery) of an abandoned job gets, by why it was abandoned: the same in
+ * every app. `owner_restarted`: the embedded database's previous process was killed while the
+ * job ran, and the next start reclaimed it ({@link WorkQueue.reclaimAtStart}).
+ */
+export const ABANDONED_CODE: Readonly<Record<AbandonedJob<object>["reason"], string>> = {
+  lease_expired: LEASE_EXPIRED,
+  owner_restarted: "service_restarted",
+  handler_failed: "internal_error",
+};
+
+/**
  * The queue policy, declared once for every app on the queue (as pg-boss keeps its defaults in
  * one object): the apps read their lease setting within these bounds and pass their turn
  * timeout; every other number here is the queue's alone.
@@ -787,6 +798,19 @@ export class WorkQueue<T extends object> {
       { message: OWNER_RESTARTED },
     );
     return rows.length;
+  }
+
+  /**
+   * What a starting instance does before {@link work}, once for every app: on the embedded
+   * database, which admits one process, the jobs still active are a killed process's and are
+   * reclaimed at once ({@link reclaimAfterRestart}: the first sweep hands them to `onAbandoned`
+   * as `owner_restarted`) instead of after their lease; on a server nothing, since live
+   * instances own their active jobs and only leases decide. Returns how many were reclaimed.
+   */
+  reclaimAtStart(): Promise<number> {
+    return this.options.connection.kind === "embedded"
+      ? this.reclaimAfterRestart()
+      : Promise.resolve(0);
   }
 
   /**

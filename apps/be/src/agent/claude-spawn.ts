@@ -7,13 +7,13 @@
  */
 import {
   buildClaudeArgs,
+  type SessionPoint,
   startupFileDigests,
   TURN_MARKER_VARIABLE,
   warmContextDigest,
 } from "@talkide/claude-cli";
 import type { ColdStart } from "@talkide/turn-engine";
 import { type ClaudeSettings, extraClaudeArgs } from "./claude-args.ts";
-import type { SessionRow } from "./session-pinning.ts";
 import type { PreparedSpawn } from "./spawn-preparation.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -62,22 +62,23 @@ export async function startupDigest(
 }
 
 /**
- * How a new process of the turn starts: resuming `session` at its last successful turn when
- * given (whatever a failed turn left in Claude Code's transcript after that message is not part
- * of the conversation), else a new session.
+ * How a new process of the turn starts: resuming the session at `point`, its last successful
+ * turn, when given (whatever a failed turn left in Claude Code's transcript after that message
+ * is not part of the conversation), else a new session.
  */
 export function coldStart(
   services: TurnServices,
   workspaceDir: string,
-  session: SessionRow | null,
+  /** Where the turn resumes (the turn engine's choice); null: a new session. */
+  point: SessionPoint | null,
 ): ColdStart {
   const { claude, watchdog } = services;
   return {
     claudePath: claude.claudePath,
     cwd: workspaceDir,
     args: buildClaudeArgs({
-      resumeSessionId: session?.claude_session_id,
-      resumeAtMessageId: session?.resume_at_message_id ?? undefined,
+      resumeSessionId: point?.id,
+      resumeAtMessageId: point?.at ?? undefined,
       pluginDir: claude.pluginDir,
       agent: claude.agentName,
       extraArgs: extraClaudeArgs(claude, workspaceDir),

@@ -142,6 +142,8 @@ function backendHost(
             : "The workspace held instruction files the backend did not write; they were moved out of it before this turn and Claude Code does not load them. The project's owners find them under What Mara sees.",
       });
     },
+    // The backend stores a session at its first successful turn: every stored one has begun.
+    pointOf: (session) => ({ id: session.claude_session_id, at: session.resume_at_message_id }),
     // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
     // for good: a session started with other bytes cannot carry the current release.
     isCurrent: (session) => isPinnedToCurrentRelease(session, claude),
@@ -170,7 +172,7 @@ function backendHost(
       );
     },
 
-    beginAttempt: (session, context, instructionFiles) => {
+    beginAttempt: (session, point, context, instructionFiles) => {
       const digest =
         startup.digest ?? startupDigest(claude, { ...context, instructionFiles }, movedTo.folder);
       startup.digest = digest;
@@ -179,13 +181,9 @@ function backendHost(
         instructionFiles,
         turnId: turn.id,
         key: warmKey(turn.project_id),
-        point:
-          session === null
-            ? null
-            : { id: session.claude_session_id, at: session.resume_at_message_id },
         sessionKey: session?.id ?? null,
         previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
-        cold: coldStart(services, context.workspaceDir, session),
+        cold: coldStart(services, context.workspaceDir, point),
         digest: () => digest,
       });
     },

@@ -1,7 +1,7 @@
 import { killLeftoverProcesses, TURN_MARKER_VARIABLES } from "@talkide/claude-cli";
 import {
+  ABANDONED_CODE,
   type AbandonedJob,
-  LEASE_EXPIRED,
   QUEUE_POLICY,
   type QueueConnection,
   WorkQueue,
@@ -23,24 +23,12 @@ export function projectLane(projectId: number): string {
   return `project:${projectId}`;
 }
 
-/** How an abandoned turn is recorded, by why its job was abandoned. */
-const ABANDONED_OUTCOME: Record<
-  AbandonedJob<TurnJob>["reason"],
-  { code: string; message: string }
-> = {
-  lease_expired: {
-    code: LEASE_EXPIRED,
-    message:
-      "The service instance running this turn stopped answering (its lease expired); send the message again.",
-  },
-  owner_restarted: {
-    code: "service_restarted",
-    message: "The service stopped while this turn was running; send the message again.",
-  },
-  handler_failed: {
-    code: "internal_error",
-    message: "The turn failed inside the service; see the service log.",
-  },
+/** What an abandoned turn's record says, by why its job was abandoned (the code: the queue's). */
+const ABANDONED_MESSAGE: Record<AbandonedJob<TurnJob>["reason"], string> = {
+  lease_expired:
+    "The service instance running this turn stopped answering (its lease expired); send the message again.",
+  owner_restarted: "The service stopped while this turn was running; send the message again.",
+  handler_failed: "The turn failed inside the service; see the service log.",
 };
 
 export function openTurnQueue(options: {
@@ -102,8 +90,12 @@ export async function failAbandonedTurn(
   job: AbandonedJob<TurnJob>,
 ): Promise<void> {
   const { turnId } = job.data;
-  const outcome = ABANDONED_OUTCOME[job.reason];
-  const failed = await recordTurnFailure(db, turnId, outcome.code, outcome.message);
+  const failed = await recordTurnFailure(
+    db,
+    turnId,
+    ABANDONED_CODE[job.reason],
+    ABANDONED_MESSAGE[job.reason],
+  );
   const leftovers = await killLeftoverProcesses(
     TURN_MARKER_VARIABLES,
     await processMarkersOf(db, [turnId]),
@@ -200,7 +192,7 @@ export async function failTurnsWithoutJob(
     await recordTurnFailure(
       db,
       turnId,
-      "service_restarted",
+      ABANDONED_CODE.owner_restarted,
       "The service stopped while this turn was queued or running; send the message again.",
     );
   }

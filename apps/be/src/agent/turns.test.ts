@@ -490,8 +490,24 @@ describe("turns with the fake claude", () => {
       .where("project_id", "=", project.id)
       .execute();
     expect(sessions).toEqual([]);
-    const next = await sendMessage(service.harness, service.anna.token, project.id, "Again");
-    expect(terminalEvent(next.events).data).toMatchObject({ resumed: false });
+    // Decided once in the turn engine (its README, "Decided once"; the daemon's session suite
+    // asserts the same through its API): a session begins with its first successful turn, so
+    // the next turn starts Claude Code afresh, never resuming the failed turn's session.
+    const record = join(service.harness.dataDir, "record-after-failed-first.jsonl");
+    service.harness.claudeEnv.FAKE_CLAUDE_RECORD = record;
+    let next;
+    try {
+      next = await sendMessage(service.harness, service.anna.token, project.id, "Again");
+    } finally {
+      delete service.harness.claudeEnv.FAKE_CLAUDE_RECORD;
+    }
+    expect(next.events[1]).toMatchObject({ event: "turn.started", data: { resume: false } });
+    expect(next.events.map((e) => e.event)).not.toContain("session.reset");
+    const done = terminalEvent(next.events).data;
+    expect(done).toMatchObject({ resumed: false });
+    expect(done.sessionId).not.toBe(failedTurnSession);
+    const [spawned] = await readFakeClaudeRecords(record);
+    expect(spawned?.argv).not.toContain("--resume");
   });
 
   it("resumes after a failed turn from the last successful one, never from the failure", async () => {

@@ -74,6 +74,7 @@ function config(dataDir: string, databaseUrl: string | null = null): DaemonConfi
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
+    sandboxDenyRead: [],
     promptCacheTtl: "1h",
     hostId: "bench",
     upstreamUrl: null,

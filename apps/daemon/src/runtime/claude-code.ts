@@ -4,6 +4,8 @@ import {
   type ColdReason,
   detectClaudeVersion,
   type OrphanWatchdog,
+  type SandboxPolicy,
+  sandboxSettings,
   startupFileDigests,
   TURN_MARKER_VARIABLE,
   warmContextDigest,
@@ -29,6 +31,9 @@ import type { ColdStart, TakenProcess } from "@talkide/turn-engine";
  *   bytes for every agent and workspace (prompt caching; see claude-cli's WIRE-NOTES.md);
  * - `--allowedTools Bash(ticlawk:*)` lets the agent run its only output channel, the
  *   `ticlawk` command, without a permission prompt (print mode denies what is not allowed).
+ *
+ * Then the turn's sandbox (`--settings`, see agent-sandbox.ts): a rule that runs commands
+ * is allowed, so every command runs inside Claude Code's sandbox (issue 49).
  */
 export const CLAUDE_CODE_EXTRA_ARGS: readonly string[] = [
   "--exclude-dynamic-system-prompt-sections",
@@ -70,6 +75,8 @@ export interface ClaudeCodeTurn {
   readonly sessionKey: string;
   /** The instruction files inside the workspace the check before the turn found. */
   readonly instructionFiles: readonly string[];
+  /** What the agent's commands may read and reach (agent-sandbox.ts). */
+  readonly sandbox: SandboxPolicy;
 }
 
 export class ClaudeCodeRuntime {
@@ -133,8 +140,18 @@ export class ClaudeCodeRuntime {
   #baseArgs(turn: ClaudeCodeTurn): string[] {
     return buildClaudeArgs({
       appendSystemPrompt: turn.standingPrompt,
-      extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+      extraArgs: this.#extraArgs(turn),
     });
+  }
+
+  /** The daemon's arguments, the turn's sandbox, then the operator's. */
+  #extraArgs(turn: ClaudeCodeTurn): string[] {
+    return [
+      ...CLAUDE_CODE_EXTRA_ARGS,
+      "--settings",
+      JSON.stringify(sandboxSettings(turn.cwd, turn.sandbox)),
+      ...(this.#options.extraArgs ?? []),
+    ];
   }
 
   /** What a process of the turn reads at start besides the session: its warm fingerprint. */
@@ -164,7 +181,7 @@ export class ClaudeCodeRuntime {
                 ? {}
                 : { resumeAtMessageId: turn.resumeAtMessageId }),
             }),
-        extraArgs: [...CLAUDE_CODE_EXTRA_ARGS, ...(this.#options.extraArgs ?? [])],
+        extraArgs: this.#extraArgs(turn),
       }),
       env: turn.env,
       markerVariable: TURN_MARKER_VARIABLE,

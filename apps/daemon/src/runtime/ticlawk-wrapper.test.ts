@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../test-support/harness.ts";
-import { writeTiclawkWrapper } from "./ticlawk-wrapper.ts";
+import { fetchUsesEnvProxy, writeTiclawkWrapper } from "./ticlawk-wrapper.ts";
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -25,8 +25,8 @@ async function setup(entries: { source?: string; built?: string }) {
   return wrapper;
 }
 
-async function runWrapper(path: string, args: string[]) {
-  return run(path, args, { encoding: "utf8" }).then(
+async function runWrapper(path: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return run(path, args, { encoding: "utf8", env }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (error: unknown) => {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -67,5 +67,45 @@ describe("the ticlawk wrapper", () => {
     expect(r.code).toBe(127);
     expect(r.stdout).toBe("");
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: "ticlawk_unavailable" } });
+  });
+
+  it("inside Claude Code's sandbox sends the CLI's fetch through the sandbox's proxy, and only there", async () => {
+    const wrapper = await setup({
+      built: [
+        "const { NODE_USE_ENV_PROXY, NO_PROXY, no_proxy, HTTP_PROXY } = process.env;",
+        "console.log(JSON.stringify({ NODE_USE_ENV_PROXY, NO_PROXY, no_proxy, HTTP_PROXY }));",
+      ].join("\n"),
+    });
+    const proxy = {
+      HTTP_PROXY: "http://user:pass@127.0.0.1:3128",
+      NO_PROXY: "localhost,127.0.0.1",
+      no_proxy: "localhost,127.0.0.1",
+    };
+    const inside = await runWrapper(wrapper.path, [], {
+      PATH: process.env["PATH"],
+      SANDBOX_RUNTIME: "1",
+      ...proxy,
+    });
+    // The sandbox's NO_PROXY lists loopback, which would go past the proxy into nothing.
+    expect(JSON.parse(inside.stdout)).toEqual({
+      NODE_USE_ENV_PROXY: "1",
+      HTTP_PROXY: proxy.HTTP_PROXY,
+    });
+    const outside = await runWrapper(wrapper.path, [], { PATH: process.env["PATH"], ...proxy });
+    expect(JSON.parse(outside.stdout)).toEqual(proxy);
+  });
+});
+
+describe("fetchUsesEnvProxy", () => {
+  it.each([
+    ["24.21.0", true],
+    ["24.0.0", true],
+    ["25.1.0", true],
+    ["22.21.0", true],
+    ["22.20.0", false],
+    ["23.11.0", false],
+    ["20.20.2", false],
+  ])("Node %s: %s", (version, expected) => {
+    expect(fetchUsesEnvProxy(version)).toBe(expected);
   });
 });

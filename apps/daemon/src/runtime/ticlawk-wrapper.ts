@@ -15,6 +15,14 @@ import { join } from "node:path";
  * Before that it sources `TICLAWK_TURN_ENV_FILE` when set (turn-env-file.ts): a conversation's
  * kept-alive Claude Code process carries the environment of the turn that started it, and the
  * file holds the message, reply target, turn id and credentials of the turn running now.
+ *
+ * Inside Claude Code's sandbox (which sets `SANDBOX_RUNTIME=1`) a command has a network of its
+ * own: the message service is reached only through the sandbox's proxy, which lets its
+ * `host:port` through and nothing else (agent-sandbox.ts). The wrapper then turns on Node's
+ * proxy support for the CLI's fetch (`NODE_USE_ENV_PROXY=1`, which reads the `HTTP_PROXY` /
+ * `HTTPS_PROXY` the sandbox sets) and drops the sandbox's `NO_PROXY`, which lists loopback
+ * and would send a loopback request past the proxy into the empty network. Outside the
+ * sandbox (a person running it by hand) it changes nothing.
  */
 export async function writeTiclawkWrapper(
   dataDir: string,
@@ -64,12 +72,23 @@ function ticlawkWrapperScript(entries: TiclawkEntries): string {
     "# Written by talkide-daemon on start; do not edit (it is rewritten).",
     "# The current turn's values: a kept-alive Claude Code process has the first turn's.",
     'if [ -n "${TICLAWK_TURN_ENV_FILE:-}" ] && [ -f "$TICLAWK_TURN_ENV_FILE" ]; then . "$TICLAWK_TURN_ENV_FILE"; fi',
+    "# In Claude Code's sandbox: the message service only through the sandbox's proxy.",
+    'if [ "${SANDBOX_RUNTIME:-}" = 1 ]; then export NODE_USE_ENV_PROXY=1; unset NO_PROXY no_proxy; fi',
     `if [ -f ${source} ]; then exec ${node} --conditions=@talkide/source ${source} "$@"; fi`,
     `if [ -f ${built} ]; then exec ${node} ${built} "$@"; fi`,
     `printf '%s\\n' ${shellQuote(unavailable)} >&2`,
     "exit 127",
     "",
   ].join("\n");
+}
+
+/**
+ * Whether this Node's fetch honours `HTTP_PROXY` under `NODE_USE_ENV_PROXY=1` (Node 24, and
+ * 22 from 22.21), which the wrapper relies on inside the sandbox.
+ */
+export function fetchUsesEnvProxy(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major >= 24 || (major === 22 && minor >= 21);
 }
 
 function shellQuote(value: string): string {

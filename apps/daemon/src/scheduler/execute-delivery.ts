@@ -8,6 +8,7 @@ import {
   promptCacheTtlEnv,
   type PromptCacheTtl,
   type OrphanWatchdog,
+  type SessionPoint,
   turnErrorFor,
 } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
@@ -26,18 +27,21 @@ import type { DaemonEvent, EventBus } from "../events/bus.ts";
 import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
+import { turnSandboxPolicy, type DaemonSandbox } from "../runtime/agent-sandbox.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
 import {
   isCurrentSession,
-  resolveSessionScope,
+  livePointOf,
   sessionPatchAfterTurn,
+  sessionScopeOf,
   type LiveSession,
   type SessionScope,
 } from "../sessions/scope.ts";
+import { otherWorkspaces } from "../store/agents.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
-import { createSession, invalidateSession } from "../store/sessions.ts";
+import { createSession, invalidateSession, repinSession } from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-success.ts";
 import {
   finishTurn,
@@ -75,6 +79,8 @@ export interface TurnContext {
   readonly watchdog: OrphanWatchdog;
   /** Where each session's current-turn values are written for `ticlawk` (turn-env-file.ts). */
   readonly turnEnvDir: string;
+  /** What every turn's commands may read and reach (agent-sandbox.ts). */
+  readonly sandbox: DaemonSandbox;
   /**
    * Instruction files found in a workspace before a turn are moved to a folder of this
    * directory (one per agent) so the CLI never loads them; unset: they stay and are reported.
@@ -177,6 +183,8 @@ function deliveryHost(
         files: guarded.instructionFiles,
       });
     },
+    // A session begins with its first successful turn (the runtime session it stores).
+    pointOf: livePointOf,
     // The runtime keeps a session's first system prompt: a session started with another
     // standing prompt version is replaced, never resumed with a silently stale prompt.
     isCurrent: (live) => isCurrentSession(live, ctx.standingPrompt.version),
@@ -185,8 +193,8 @@ function deliveryHost(
       publishInvalidated(live.id, "standing_prompt_changed");
     },
 
-    beginAttempt: (live, context, instructionFiles) =>
-      beginAttempt(ctx, delivery, live, context, instructionFiles),
+    beginAttempt: (live, point, context, instructionFiles) =>
+      beginAttempt(ctx, delivery, live, point, context, instructionFiles),
     recordProcess: (attempt, taken) => attempt.recordProcess(taken),
     sendMessage: (attempt, taken, _bus, signal) => ctx.runtime.send(taken, attempt.turn, signal),
 
@@ -243,29 +251,31 @@ function liveSessionOf(delivery: ClaimedDelivery): LiveSession | null {
 }
 
 /**
- * An attempt in the conversation's live session (null: a new one, created here; a live session
- * whose first turn never produced a runtime session is reused). No transaction is needed: only
- * this turn runs in the conversation (the scheduler's guarantee), and the database allows one
- * live session per conversation.
+ * An attempt in the conversation's live session at `point`, as the engine chose them (null
+ * session: a new one, created here; a live session that has not begun is reused, pinned to the
+ * standing prompt of now). No transaction is needed: only this turn runs in the conversation
+ * (the scheduler's guarantee), and the database allows one live session per conversation.
  */
 async function beginAttempt(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   live: LiveSession | null,
+  point: SessionPoint | null,
   context: DeliveryContext,
   instructionFiles: readonly string[],
 ): Promise<DeliveryAttempt> {
-  const scope = resolveSessionScope(live, ctx.standingPrompt.version);
+  const scope = sessionScopeOf(live, point);
   const sessionId =
-    scope.kind === "resume"
-      ? scope.sessionId
-      : (scope.reuseSessionId ??
-        (await createSession(ctx.db, {
-          agentId: delivery.agent_id,
-          conversationId: delivery.conversation_id,
-          runtime: delivery.runtime,
-          standingPromptVersion: ctx.standingPrompt.version,
-        })));
+    live?.id ??
+    (await createSession(ctx.db, {
+      agentId: delivery.agent_id,
+      conversationId: delivery.conversation_id,
+      runtime: delivery.runtime,
+      standingPromptVersion: ctx.standingPrompt.version,
+    }));
+  // Its first runtime session starts with the standing prompt of now.
+  if (live !== null && point === null && !isCurrentSession(live, ctx.standingPrompt.version))
+    await repinSession(ctx.db, live.id, ctx.standingPrompt.version);
   const resumeId = scope.kind === "resume" ? scope.runtimeSessionId : null;
   const turnEnvBase = {
     agentId: delivery.agent_id,
@@ -278,6 +288,11 @@ async function beginAttempt(
   const preparedAt = Date.now();
   const extra = await extensionEnv(ctx, { ...turnEnvBase, turnId });
   const turnEnvFile = join(ctx.turnEnvDir, `${sessionId}.sh`);
+  const sandbox = turnSandboxPolicy(ctx.sandbox, {
+    workspaceDir: delivery.workspace_dir,
+    otherWorkspaces: await otherWorkspaces(ctx.db, delivery.agent_id),
+    turnEnvFile,
+  });
   const env = buildAgentEnv({
     baseEnv: ctx.baseEnv,
     ticlawkBinDir: ctx.ticlawkBinDir,
@@ -315,6 +330,7 @@ async function beginAttempt(
     perTurnVariables,
     sessionKey: sessionId,
     instructionFiles,
+    sandbox,
   };
   // The turn's row, then `turn.started`. A turn in the conversation's kept process gets its
   // row together with how its process started, once that is known (one statement); a turn that
@@ -357,7 +373,6 @@ async function beginAttempt(
     claudeVersion,
     preparedAt,
     key: sessionId,
-    point: resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
     sessionKey: sessionId,
     previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
     cold: ctx.runtime.coldStart(turn, ctx.watchdog),

@@ -1,5 +1,5 @@
 import {
-  LEASE_EXPIRED,
+  ABANDONED_CODE,
   WorkQueue,
   type AbandonedJob,
   type QueueConnection,
@@ -73,7 +73,9 @@ export interface SchedulerOptions {
  * A daemon that dies stops renewing its jobs' leases: some live daemon then fails the job
  * (`instance_lease_expired` on its turns), kills the dead turn's processes when they are on
  * its machine, and puts the delivery back in line (or fails it after `maxAttempts` starts).
- * A starting daemon touches nothing else: live work of other daemons is theirs.
+ * On the embedded database, which admits one process, a start does the same at once for what
+ * the killed process left running (`service_restarted`: the queue's `reclaimAtStart`). A
+ * starting daemon touches nothing else: live work of other daemons is theirs.
  */
 export class Scheduler {
   readonly #db: DaemonDb;
@@ -165,9 +167,13 @@ export class Scheduler {
     }
   }
 
-  /** Starts fetching jobs. `ctx` runs the turns. */
+  /**
+   * Starts fetching jobs. `ctx` runs the turns. On the embedded database the deliveries a killed
+   * run left running are recovered first (by the first sweep of `work`), as the backend does.
+   */
   async start(ctx: Omit<TurnContext, "requeue">): Promise<void> {
     this.#ctx = { ...ctx, requeue: (id) => this.requeue(id) };
+    await this.#queue.reclaimAtStart();
     await this.#queue.work(
       (job, signal) => this.#run(job, signal),
       (job) => this.#abandoned(job),
@@ -234,13 +240,15 @@ export class Scheduler {
   }
 
   /**
-   * A job whose daemon stopped renewing its lease (or whose handler threw): its turns are
-   * marked, their processes on this machine are killed before the lane goes on, and the
-   * delivery goes back in line or fails. Idempotent: a second call finds nothing running.
+   * A job whose daemon stopped renewing its lease, whose daemon was killed on the embedded
+   * database (found at the next start), or whose handler threw: its turns are marked, their
+   * processes on this machine are killed before the lane goes on, and the delivery goes back in
+   * line or fails. Idempotent: a second call finds nothing running.
    */
   async #abandoned(job: AbandonedJob<DeliveryJob>): Promise<void> {
     const ctx = this.#ctx;
-    const reason = job.reason === "lease_expired" ? LEASE_EXPIRED : "internal_error";
+    const reason = ABANDONED_CODE[job.reason];
+    const restarted = job.reason === "owner_restarted";
     const { deliveryId } = job.data;
     let abandoned: Awaited<ReturnType<typeof abandonDelivery>>;
     const row = await this.#db
@@ -260,6 +268,7 @@ export class Scheduler {
             asDaemonDb(trx),
             deliveryId,
             reason,
+            ABANDONED_TURN_MESSAGE[job.reason],
             this.#options.maxAttempts,
           );
           if (outcome === undefined) {
@@ -284,7 +293,13 @@ export class Scheduler {
       abandoned = error.value as typeof abandoned;
       // Out of attempts: the failure is written without a job.
       if (abandoned?.outcome === "failed") {
-        abandoned = await abandonDelivery(this.#db, deliveryId, reason, this.#options.maxAttempts);
+        abandoned = await abandonDelivery(
+          this.#db,
+          deliveryId,
+          reason,
+          ABANDONED_TURN_MESSAGE[job.reason],
+          this.#options.maxAttempts,
+        );
       }
     }
     if (abandoned === undefined) return;
@@ -299,7 +314,9 @@ export class Scheduler {
         outcome: abandoned.outcome,
         attempts: abandoned.attempts,
       },
-      "recovered a delivery whose daemon stopped renewing its lease",
+      restarted
+        ? "recovered a delivery the daemon's previous run left running"
+        : "recovered a delivery whose daemon stopped renewing its lease",
     );
     if (abandoned.outcome === "requeued") {
       ctx?.events.publish({
@@ -335,6 +352,13 @@ export class Scheduler {
     return this.#stopping;
   }
 }
+
+/** What an abandoned job's running turns say, by why the job was abandoned. */
+const ABANDONED_TURN_MESSAGE: Record<AbandonedJob<DeliveryJob>["reason"], string> = {
+  lease_expired: "the daemon running this turn stopped renewing its lease",
+  owner_restarted: "the daemon was stopped during this turn; its next start took the turn back",
+  handler_failed: "the daemon failed running this turn",
+};
 
 /** Kysely's transaction of the queue, typed as the daemon's tables (it is the same database). */
 function asDaemonDb(trx: Transaction<never>): DaemonDb {

@@ -58,6 +58,14 @@ describe("resolveSessionScope", () => {
     });
   });
 
+  it("reuses a session that has not begun under another standing prompt too: nothing of it is lost", () => {
+    expect(resolveSessionScope(live({ runtimeSessionId: null }), "v2")).toEqual({
+      kind: "fresh",
+      reuseSessionId: "s1",
+      invalidate: null,
+    });
+  });
+
   test.prop(
     [
       fc.option(

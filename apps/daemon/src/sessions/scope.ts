@@ -1,3 +1,5 @@
+import type { SessionPoint } from "@talkide/claude-cli";
+import { chooseSession } from "@talkide/turn-engine";
 import type { SessionInvalidationReason } from "../db/schema.ts";
 
 /**
@@ -6,7 +8,11 @@ import type { SessionInvalidationReason } from "../db/schema.ts";
  * One runtime session per (agent, conversation). The runtime keeps the system prompt of a
  * session's first turn for the whole session, so a session is bound to the standing prompt
  * version it started with: a different version means a fresh session, never a resumed one
- * with a silently stale prompt.
+ * with a silently stale prompt. Which session a turn continues is the turn engine's rule
+ * (`chooseSession`): a session begins with its first successful turn; before that (its row
+ * exists from the conversation's first turn: its id is the agent's `TICLAWK_SESSION_ID`) it
+ * is started afresh in place, pinned to the standing prompt of now, and never invalidated for
+ * an older one.
  */
 
 /** The live (not invalidated) session of an (agent, conversation), as stored. */
@@ -34,8 +40,9 @@ export type SessionScope =
   | {
       readonly kind: "fresh";
       /**
-       * A live session whose first turn never produced a runtime session (it failed): it is
-       * reused rather than replaced, since nothing of it exists in the runtime.
+       * A live session that has not begun (no turn of it succeeded): it is reused rather than
+       * replaced, whatever standing prompt it was pinned to, since nothing of it exists in the
+       * runtime.
        */
       readonly reuseSessionId: string | null;
       /** The live session this one replaces, and why. */
@@ -54,27 +61,49 @@ export function isCurrentSession(live: LiveSession, standingPromptVersion: strin
   return live.standingPromptVersion === standingPromptVersion;
 }
 
+/** Where a live session stands for the turn engine; null while it has not begun. */
+export function livePointOf(live: LiveSession): SessionPoint | null {
+  return live.runtimeSessionId === null
+    ? null
+    : { id: live.runtimeSessionId, at: live.resumeAtMessageId };
+}
+
+/** The scope of a turn the engine runs in `live` at `point` (null: the runtime starts afresh). */
+export function sessionScopeOf(live: LiveSession | null, point: SessionPoint | null): SessionScope {
+  if (live === null || point === null)
+    return { kind: "fresh", reuseSessionId: live?.id ?? null, invalidate: null };
+  return {
+    kind: "resume",
+    sessionId: live.id,
+    runtimeSessionId: point.id,
+    resumeAtMessageId: point.at,
+    previousCumulativeCostUsd: live.cumulativeCostUsd,
+  };
+}
+
+/** The scope of the next turn of a conversation whose live session is `live` (the engine's rule). */
 export function resolveSessionScope(
   live: LiveSession | null,
   standingPromptVersion: string,
 ): SessionScope {
-  if (live === null) return { kind: "fresh", reuseSessionId: null, invalidate: null };
-  if (!isCurrentSession(live, standingPromptVersion)) {
-    return {
-      kind: "fresh",
-      reuseSessionId: null,
-      invalidate: { sessionId: live.id, reason: "standing_prompt_changed" },
-    };
+  const choice = chooseSession(live, {
+    pointOf: livePointOf,
+    isCurrent: (session) => isCurrentSession(session, standingPromptVersion),
+  });
+  switch (choice.kind) {
+    case "new":
+      return sessionScopeOf(null, null);
+    case "begin":
+      return sessionScopeOf(choice.session, null);
+    case "end":
+      return {
+        kind: "fresh",
+        reuseSessionId: null,
+        invalidate: { sessionId: choice.session.id, reason: "standing_prompt_changed" },
+      };
+    case "continue":
+      return sessionScopeOf(choice.session, choice.point);
   }
-  if (live.runtimeSessionId === null)
-    return { kind: "fresh", reuseSessionId: live.id, invalidate: null };
-  return {
-    kind: "resume",
-    sessionId: live.id,
-    runtimeSessionId: live.runtimeSessionId,
-    resumeAtMessageId: live.resumeAtMessageId,
-    previousCumulativeCostUsd: live.cumulativeCostUsd,
-  };
 }
 
 /**

@@ -61,6 +61,18 @@ export async function listAgents(db: DaemonDb): Promise<readonly AgentRow[]> {
   return db.selectFrom("agents").selectAll().orderBy("id").execute();
 }
 
+/** The workspaces of every other agent (no command of this agent may read them), sorted. */
+export async function otherWorkspaces(db: DaemonDb, agentId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("agents")
+    .select("workspace_dir")
+    .distinct()
+    .where("id", "<>", agentId)
+    .orderBy("workspace_dir")
+    .execute();
+  return rows.map((row) => row.workspace_dir);
+}
+
 /**
  * Resets an agent: every live session of it is invalidated, so each conversation's next
  * turn starts a fresh runtime session. Returns the sessions invalidated, or null when there

@@ -138,16 +138,18 @@ export interface AbandonedDelivery {
 }
 
 /**
- * A running delivery whose daemon stopped renewing its lease (killed, crashed, cut off): its
- * running turns become `interrupted` with `reason`, and the delivery goes back in line, unless
- * it has been started `maxAttempts` times, when it fails with `interrupted` (a delivery that
- * keeps killing daemons must not keep killing them). Undefined when the delivery was not
- * running (another daemon handled it first): nothing changes.
+ * A running delivery whose daemon stopped renewing its lease (killed, crashed, cut off), or
+ * whose daemon was killed on the embedded database: its running turns become `interrupted`
+ * with `reason` and `message`, and the delivery goes back in line, unless it has been started
+ * `maxAttempts` times, when it fails with `interrupted` (a delivery that keeps killing daemons
+ * must not keep killing them). Undefined when the delivery was not running (another daemon
+ * handled it first): nothing changes.
  */
 export async function abandonDelivery(
   db: DaemonDb,
   id: string,
   reason: string,
+  message: string,
   maxAttempts: number,
 ): Promise<AbandonedDelivery | undefined> {
   const turns = await db
@@ -156,7 +158,7 @@ export async function abandonDelivery(
       state: "interrupted",
       finished_at: new Date(),
       failure_reason: reason,
-      failure_message: "the daemon running this turn stopped renewing its lease",
+      failure_message: message,
     })
     .where("delivery_id", "=", id)
     .where("state", "=", "running")

@@ -30,6 +30,25 @@ export async function createSession(
   return id;
 }
 
+/**
+ * Pins a live session that has not begun (no turn of it succeeded: no runtime session) to the
+ * standing prompt version its first runtime session will start with. A begun one is left as
+ * it is: its runtime session keeps the prompt it started with.
+ */
+export async function repinSession(
+  db: DaemonDb,
+  sessionId: string,
+  standingPromptVersion: string,
+): Promise<void> {
+  await db
+    .updateTable("sessions")
+    .set({ standing_prompt_version: standingPromptVersion, updated_at: new Date() })
+    .where("id", "=", sessionId)
+    .where("runtime_session_id", "is", null)
+    .where("invalidated_at", "is", null)
+    .execute();
+}
+
 /** Returns false when the session was already invalidated (nothing changed). */
 export async function invalidateSession(
   db: DaemonDb,

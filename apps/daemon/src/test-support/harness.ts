@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { createLogger } from "@talkide/service-kit";
@@ -31,6 +31,16 @@ export const seedMigratedDaemonDataDir = migrationFoldersSeeder("daemon", [CORE_
   prepare: (pglite) => WorkQueue.install(pglite),
 });
 
+/**
+ * A temporary directory on disk, for a suite whose agents run commands (with the real CLI):
+ * Claude Code's sandbox gives every command a /dev of its own, so a data directory or a
+ * workspace under /dev/shm (where the suites keep their files, see scripts/test-tmpdir.ts)
+ * would not exist for them, the `ticlawk` wrapper included.
+ */
+export function makeDiskTempDir(prefix = "talkide-test-"): Promise<string> {
+  return mkdtemp(join("/var/tmp", prefix));
+}
+
 export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
   return {
     host: "127.0.0.1",
@@ -46,6 +56,7 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     claudePath: FAKE_CLAUDE_PATH,
     claudeConfigDir: join(dataDir, "claude"),
     claudeExtraArgs: [],
+    sandboxDenyRead: [],
     promptCacheTtl: "1h",
     hostId: "test-host",
     upstreamUrl: null,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { sandboxSettings } from "@talkide/claude-cli";
 import { readFakeClaudeRecords, type FakeClaudeRecord } from "@talkide/claude-cli/testing";
 import {
   buildInboundWakePrompt,
@@ -24,6 +25,25 @@ import {
 
 const PRINT_FLAGS = ["-p", "--output-format", "stream-json", "--verbose"];
 const EXTRA = ["--exclude-dynamic-system-prompt-sections", "--allowedTools", "Bash(ticlawk:*)"];
+/**
+ * The turn's sandbox (issue 49) for an agent of a daemon on `dir` with no other agents: the
+ * data dir and the CLI's config dir denied, the wrapper's dir and the session's env file
+ * readable, no network (no upstream), the key (if this process has one) from its file.
+ */
+function sandboxArgs(dir: string, workspace: string, sessionId: string): string[] {
+  const key = process.env["ANTHROPIC_API_KEY"] ?? process.env["ANTHROPIC_AUTH_TOKEN"] ?? "";
+  return [
+    "--settings",
+    JSON.stringify(
+      sandboxSettings(workspace, {
+        denyRead: [dir, join(dir, "claude")],
+        allowRead: [join(dir, "bin"), join(dir, "turn-env", `${sessionId}.sh`)],
+        allowedHosts: [],
+        apiKeyFile: key === "" ? null : join(dir, "provider-key"),
+      }),
+    ),
+  ];
+}
 /** Every turn sends its wake prompt as one stream-json line (a warm process reads the next). */
 const STREAM_JSON_INPUT = ["--input-format", "stream-json"];
 
@@ -162,6 +182,7 @@ export function defineSessionSuite(backend: Backend): void {
           "--append-system-prompt",
           STANDING_PROMPT,
           ...EXTRA,
+          ...sandboxArgs(dir, workspace, session.id),
           "--model",
           "x",
           ...STREAM_JSON_INPUT,
@@ -176,6 +197,7 @@ export function defineSessionSuite(backend: Backend): void {
           "--append-system-prompt",
           STANDING_PROMPT,
           ...EXTRA,
+          ...sandboxArgs(dir, workspace, session.id),
           "--model",
           "x",
           ...STREAM_JSON_INPUT,
@@ -188,7 +210,7 @@ export function defineSessionSuite(backend: Backend): void {
           Object.entries(process.env).filter(
             ([key, value]) =>
               value !== undefined &&
-              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE))$/.test(
+              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE)|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)$/.test(
                 key,
               ),
           ),
@@ -292,14 +314,16 @@ export function defineSessionSuite(backend: Backend): void {
         const afterUpgrade = makeDelivery({ conversation_id: "c-rot" });
         await deliverAndSettle(second.td, "eve", afterUpgrade);
         const [record] = await second.recordOf(String(afterUpgrade["id"]));
+        const sessions = await second.td.api.sessions("&agentId=eve");
+        const fresh = sessions.find((s) => s.live);
         expect(record?.argv).toEqual([
           ...PRINT_FLAGS,
           "--append-system-prompt",
           promptB,
           ...EXTRA,
+          ...sandboxArgs(first.dir, join(first.dir, "ws"), fresh?.id ?? ""),
           ...STREAM_JSON_INPUT,
         ]);
-        const sessions = await second.td.api.sessions("&agentId=eve");
         expect(sessions.find((s) => s.id === oldSession?.id)).toMatchObject({
           live: false,
           invalidatedReason: "standing_prompt_changed",
@@ -308,6 +332,55 @@ export function defineSessionSuite(backend: Backend): void {
           standingPromptVersion: versionB,
           turnCount: 1,
         });
+      });
+
+      // Decided once in the turn engine (its README, "Decided once"; the backend's turns.test.ts
+      // asserts the same through its API): a session begins with its first successful turn.
+      it("begins a session whose first turn failed with the next turn, in place: no resume, no reset, even under a new standing prompt", async () => {
+        const promptA = buildStandingPrompt({ brand: "Ticlawk", cli: "ticlawk" });
+        const promptB = buildStandingPrompt({ brand: "Otherbrand", cli: "ticlawk" });
+        const versionB = standingPromptVersion(promptB);
+        const failing = makeDelivery({ conversation_id: "c-first" });
+        const first = await daemon({
+          standingPrompt: { text: promptA, version: standingPromptVersion(promptA) },
+          env: new Map([[String(failing["id"]), { FAKE_CLAUDE_SCENARIO: "is_error" }]]),
+        });
+        await first.td.api.registerAgent("ida", join(first.dir, "ws"));
+        expect(await deliverAndSettle(first.td, "ida", failing)).toMatchObject({
+          state: "failed",
+          failureReason: "is_error",
+        });
+        const [failedTurn] = await first.td.api.turns("&agentId=ida");
+        const [session] = await first.td.api.sessions("&agentId=ida");
+        // The CLI named a session for the failed turn; the session has not begun.
+        expect(failedTurn).toMatchObject({ sessionId: session?.id, resumed: false });
+        expect(failedTurn?.runtimeSessionId).toEqual(expect.any(String));
+        expect(session).toMatchObject({ live: true, runtimeSessionId: null, turnCount: 0 });
+        await first.stop();
+
+        // An upgrade changed the standing prompt before the conversation's next message.
+        const second = await daemon({
+          reuse: { dir: first.dir, databaseUrl: first.databaseUrl },
+          standingPrompt: { text: promptB, version: versionB },
+        });
+        const published: string[] = [];
+        second.td.daemon.events.subscribe((event) => published.push(event.type));
+        const next = makeDelivery({ conversation_id: "c-first" });
+        expect((await deliverAndSettle(second.td, "ida", next)).state).toBe("completed");
+        const [record] = await second.recordOf(String(next["id"]));
+        expect(record?.argv).not.toContain("--resume");
+        expect(record?.argv.slice(4, 6)).toEqual(["--append-system-prompt", promptB]);
+        expect(record?.env["TICLAWK_SESSION_ID"]).toBe(session?.id);
+        expect(published).not.toContain("session.reset");
+        const after = await second.td.api.sessions("&agentId=ida");
+        expect(after).toHaveLength(1);
+        expect(after[0]).toMatchObject({
+          id: session?.id,
+          live: true,
+          standingPromptVersion: versionB,
+          turnCount: 1,
+        });
+        expect(after[0]?.runtimeSessionId).not.toBe(failedTurn?.runtimeSessionId);
       });
 
       it("marks a session the runtime no longer knows invalid and runs the same delivery again in a fresh one", async () => {

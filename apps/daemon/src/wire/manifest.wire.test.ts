@@ -75,9 +75,16 @@ describe.skipIf(!canRun)("the daemon at the wire: every block accounted for", ()
         ...wakes.slice(0, index).map((text) => ({ label: "earlier-turn:wake-prompt", text })),
         ...(index > 0 ? [{ label: "earlier-turn:reply", text: REPLY }] : []),
       ];
+      // Every turn runs with the sandbox (issue 49), whose description in the environment
+      // message lists the paths it denies and allows: under the test's directory, the
+      // workspace's project directory of the CLI, the session's turn-env file.
+      const [daemonSession] = await td.api.sessions("&agentId=alice");
       const dynamic = {
         workspace,
+        "workspace-slug": workspace.replace(/[^a-zA-Z0-9]/g, "-"),
+        root: dir,
         session: requests[0]?.headers["x-claude-code-session-id"] ?? "",
+        "daemon-session": daemonSession?.id ?? "",
         date: new Date().toISOString().slice(0, 10),
       };
       const pins = existsSync(PINS) ? await readPins(PINS) : {};

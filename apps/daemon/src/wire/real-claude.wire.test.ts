@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TICLAWK_ENTRIES } from "../runtime/ticlawk-wrapper.ts";
 import {
   makeDelivery,
-  makeTempDir,
+  makeDiskTempDir,
   removeDir,
   startTestDaemon,
   type TestDaemon,
@@ -90,7 +90,8 @@ describe.skipIf(!canRun)("the daemon with the real claude CLI, at the wire", () 
   const requestsOf = new Map<string, RecordedRequest[]>();
 
   beforeAll(async () => {
-    dir = await makeTempDir();
+    // On disk: the agent's commands (its `ticlawk`) run in the sandbox, which has no /dev/shm.
+    dir = await makeDiskTempDir();
     const home = join(dir, "home");
     await mkdir(join(home, "tmp"), { recursive: true });
     api = await startFakeMessagesApi({

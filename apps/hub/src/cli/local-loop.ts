@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN_FILE, AdminClient, CliError, createLogger } from "@talkide/service-kit";
@@ -22,7 +22,8 @@ export const TICLAWK_ENTRY = fileURLToPath(
  * this process, the daemon as a child process (`talkide-daemon start`, found by
  * `daemonCommand`), and they meet only over HTTP, as a real message service and a daemon
  * would: the daemon is told the hub's URL (`TALKIDE_UPSTREAM_URL`) and where `ticlawk` is
- * (`TALKIDE_TICLAWK_ENTRY`); the hub gets a fresh intake token created through the daemon's
+ * (`TALKIDE_TICLAWK_ENTRY`), and that no agent's command may read the hub's data directory
+ * (`TALKIDE_SANDBOX_DENY_READ`); the hub gets a fresh intake token created through the daemon's
  * admin API. Both keep their own configuration (`TALKIDE_DAEMON_*`, `TALKIDE_HUB_*`) and data
  * directory. The hub reads none of the daemon's configuration: the daemon checks its own
  * variables, and its "listening" line says where it listens and where its data (with the
@@ -51,6 +52,11 @@ export async function runLocalLoop(io: {
       ...io.env,
       TALKIDE_UPSTREAM_URL: hub.url,
       TALKIDE_TICLAWK_ENTRY: TICLAWK_ENTRY,
+      // The agents' commands may reach the hub (their ticlawk does), so they must not read its
+      // data (its admin token, its database): the daemon's sandbox denies it to them.
+      TALKIDE_SANDBOX_DENY_READ: [io.env["TALKIDE_SANDBOX_DENY_READ"] ?? "", hubConfig.dataDir]
+        .filter((dir) => dir !== "")
+        .join(delimiter),
       // At least info, for its "listening" line; lines below the asked level are dropped.
       TALKIDE_DAEMON_LOG_LEVEL: askedLevel > LEVELS.info ? "info" : daemonLevel,
     },

@@ -246,6 +246,10 @@ function byteLength(text: string): number {
 export const RUNTIME_DYNAMIC_PATTERNS: NonNullable<ManifestInput["patterns"]> = [
   { marker: "os-version", pattern: /(?<=^ - OS Version: ).*$/mu },
   { marker: "billing-digits", pattern: /(?<=cc_version=\d+\.\d+\.\d+\.)[0-9a-f]+/u },
+  // The sandbox's description (a turn that may run commands) lists the CLI's own scratch
+  // paths, named by the user's uid, and the file of its `--settings`, named by their digest.
+  { marker: "uid", pattern: /(?<=\/(?:claude|claude-host|cc-daemon)-)\d+(?=[/"])/gu },
+  { marker: "settings-digest", pattern: /(?<=claude-settings-)[0-9a-f]+(?=\.json)/gu },
 ];
 
 /**

@@ -598,7 +598,8 @@ export function describeQueue(kind: DatabaseKind): void {
           const shared = await fresh();
           await killHolderMidJob(shared, "started at its enqueue");
           const restarted = await openInstance(shared, "turns");
-          expect(await restarted.queue.reclaimAfterRestart()).toBe(1);
+          // What every app calls before work() (the backend and the daemon).
+          expect(await restarted.queue.reclaimAtStart()).toBe(1);
           const { abandoned, ran, started } = recordingWork(restarted.queue);
           await started;
           // The first sweep runs inside work(): the job is recorded before the lane goes on.
@@ -615,6 +616,21 @@ export function describeQueue(kind: DatabaseKind): void {
             /embedded database only/,
           );
           await closeAll([instance]);
+        });
+
+        it("reclaims nothing at start on a server: a live instance's job stays its own", async () => {
+          const shared = await fresh();
+          const a = await openInstance(shared, "turns");
+          const { held, ran } = await holdingWork(a.queue, "live");
+          await enqueue(a.queue, "project:1", "live");
+          await until(() => ran.length === 1);
+          const b = await openInstance(shared, "turns");
+          expect(await b.queue.reclaimAtStart()).toBe(0);
+          const { rows } = await sql<{ state: string }>`
+            SELECT state FROM pgboss.job WHERE name = 'turns'`.execute(b.database.kysely);
+          expect(rows.map((row) => row.state)).toEqual(["active"]);
+          held.open();
+          await closeAll([a, b]);
         });
       }
     },
