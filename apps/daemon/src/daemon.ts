@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import {
   assertSandboxAvailable,
   definedEntries,
@@ -157,6 +157,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     // with a token of its own; the provider's credential is in no agent's environment or file.
     // Closed after the turns and their processes (cleanups run in reverse order).
     let gateway: Gateway | null = null;
+    // The first sandboxed version kept the key in this file for the CLI's `apiKeyHelper`.
+    await rm(join(config.dataDir, "provider-key"), { force: true });
     if (provider === null) {
       logger.warn(
         "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN: the agents' Claude Code uses its own login (TALKIDE_CLAUDE_CONFIG_DIR), without the model gateway: no usage limits, and the CLI's own usage figures",

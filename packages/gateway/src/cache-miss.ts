@@ -13,7 +13,10 @@ export interface PromptBlock {
   readonly role: string | null;
   /** The block's position in its section (tools, system) or in its message. */
   readonly block: number;
-  /** The block's JSON without `cache_control` (a string `system` or `content`: the string). */
+  /**
+   * The block's JSON without `cache_control`; a string `system` or `content` is the text block
+   * it stands for (`{"type":"text","text":…}`), as the provider's cache sees it.
+   */
   readonly key: string;
 }
 
@@ -93,13 +96,22 @@ export function promptShapeOf(body: unknown): PromptShape | null {
       blocks.push({ section: "tools", message: null, role: null, block: i, key: unit(tool) });
     });
   }
-  const systemBlocks = typeof system === "string" ? [system] : Array.isArray(system) ? system : [];
+  // A string is one text block to the provider's cache: the CLI sends a message's content as a
+  // block list while it carries a breakpoint and as a string after (measured with 2.1.337).
+  const asText = (value: string) => ({ type: "text", text: value });
+  const systemBlocks =
+    typeof system === "string" ? [asText(system)] : Array.isArray(system) ? system : [];
   systemBlocks.forEach((item, i) => {
     blocks.push({ section: "system", message: null, role: null, block: i, key: unit(item) });
   });
   messages.forEach((message, m) => {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    const items = Array.isArray(content) ? content : [content];
+    const items =
+      typeof content === "string"
+        ? [asText(content)]
+        : Array.isArray(content)
+          ? content
+          : [content];
     items.forEach((item, b) => {
       blocks.push({
         section: "messages",

@@ -1,3 +1,4 @@
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readFakeClaudeRecords, startFakeMessagesApi } from "@talkide/claude-cli/testing";
 import { limitSettings, DEFAULT_PRICES, type LimitSettings } from "@talkide/gateway";
@@ -27,9 +28,16 @@ afterEach(async () => {
   for (const step of cleanups.splice(0).reverse()) await step();
 });
 
-async function setup(options: { limits?: LimitSettings; warmProcesses?: number } = {}) {
+async function setup(
+  options: {
+    limits?: LimitSettings;
+    warmProcesses?: number;
+    before?: (dir: string) => Promise<void>;
+  } = {},
+) {
   const dir = await makeTempDir();
   cleanups.push(() => removeDir(dir));
+  await options.before?.(dir);
   // Nothing is forwarded in this suite, but should anything be, it reaches a fake.
   const provider = await startFakeMessagesApi({ keepCredentials: true });
   cleanups.push(() => provider.close());
@@ -120,6 +128,13 @@ describe("the daemon's model gateway, with the fake CLI", () => {
     const turns = await td.api.turns();
     expect(turns.map((t) => t.usageSource)).toEqual(["cli", "cli", "cli"]);
     expect(turns.every((t) => t.requests === null && t.cacheMiss === null)).toBe(true);
+  });
+
+  it("removes the key file an earlier version left in the data directory", async () => {
+    const { dir } = await setup({
+      before: (data) => writeFile(join(data, "provider-key"), KEY, { mode: 0o600 }),
+    });
+    await expect(readFile(join(dir, "provider-key"), "utf8")).rejects.toThrow(/ENOENT/);
   });
 
   it("fails a turn over a limit before anything starts; the delivery stays and runs when retried under a raised limit", async () => {
