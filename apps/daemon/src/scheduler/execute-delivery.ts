@@ -281,7 +281,7 @@ function deliveryHost(
 }
 
 /** The failure of a turn over a usage limit (before it started, or a request refused in it). */
-export const USAGE_LIMIT_REACHED = "usage_limit_reached";
+const USAGE_LIMIT_REACHED = "usage_limit_reached";
 
 /**
  * Why an attempt's session is new to the gateway, for the words of its first request's cache
@@ -299,7 +299,7 @@ async function newSessionWhy(
   if (point !== null) return "resumed";
   if (ended !== null) return ended;
   if (live !== null) return "not_begun";
-  // Only a turn with a gateway names it; a read on new sessions only.
+  // Only the gateway's figures carry a miss to name: without it, no read.
   if (ctx.gateway === null) return "first";
   return (
     (await lastEndedSessionReason(ctx.db, delivery.agent_id, delivery.conversation_id)) ?? "first"
