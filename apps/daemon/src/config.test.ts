@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@talkide/service-kit";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DEFAULT_LIMITS, DEFAULT_PRICES, limitSettings } from "@talkide/gateway";
+import { makeTempDir, removeDir } from "@talkide/service-kit/testing";
 import { DEFAULT_PORT, loadConfig } from "./config.ts";
 
 describe("loadConfig", () => {
@@ -19,6 +23,7 @@ describe("loadConfig", () => {
       claudeExtraArgs: [],
       sandboxDenyRead: [],
       promptCacheTtl: "1h",
+      gateway: { limits: DEFAULT_LIMITS, prices: DEFAULT_PRICES },
       logLevel: "info",
     });
     expect([9090, 5200]).not.toContain(config.port);
@@ -47,6 +52,9 @@ describe("loadConfig", () => {
         TALKIDE_HOST_ID: "box-1",
         TALKIDE_UPSTREAM_URL: "http://127.0.0.1:7421/",
         TALKIDE_TICLAWK_ENTRY: "hub/ticlawk.js",
+        TALKIDE_LIMIT_USER_DAY_USD: "2.50",
+        TALKIDE_LIMIT_PROJECT_MONTH_USD: "off",
+        TALKIDE_LIMIT_PROJECT_DAY_TOKENS: "1000000",
         TALKIDE_DAEMON_LOG_LEVEL: "warn",
       },
       "/x",
@@ -70,6 +78,14 @@ describe("loadConfig", () => {
       hostId: "box-1",
       upstreamUrl: "http://127.0.0.1:7421",
       ticlawkEntry: "/x/hub/ticlawk.js",
+      gateway: {
+        limits: limitSettings({
+          TALKIDE_LIMIT_USER_DAY_USD: 2.5,
+          TALKIDE_LIMIT_PROJECT_MONTH_USD: null,
+          TALKIDE_LIMIT_PROJECT_DAY_TOKENS: 1_000_000,
+        }),
+        prices: DEFAULT_PRICES,
+      },
       logLevel: "warn",
     });
   });
@@ -106,6 +122,9 @@ describe("loadConfig", () => {
     ["TALKIDE_UPSTREAM_URL", "ftp://hub.example"],
     ["TALKIDE_PROMPT_CACHE_TTL", "1H"],
     ["TALKIDE_PROMPT_CACHE_TTL", "60m"],
+    ["TALKIDE_LIMIT_USER_DAY_USD", "$20"],
+    ["TALKIDE_LIMIT_PROJECT_DAY_TOKENS", "1.5"],
+    ["TALKIDE_MODEL_PRICES_FILE", "/no/such/prices.json"],
   ])("refuses %s=%s, naming the variable", (variable, value) => {
     let caught: unknown;
     try {
@@ -116,5 +135,31 @@ describe("loadConfig", () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variable).toBe(variable);
     expect((caught as ConfigError).message).toContain(variable);
+  });
+
+  it("lays an operator's price file over the built-in table (TALKIDE_MODEL_PRICES_FILE, relative to cwd)", async () => {
+    const dir = await makeTempDir();
+    try {
+      await writeFile(
+        join(dir, "prices.json"),
+        JSON.stringify({
+          source: "our agreement",
+          models: {
+            "claude-opus-5-5": {
+              input: 3,
+              output: 15,
+              cacheWrite5m: 3.75,
+              cacheWrite1h: 6,
+              cacheRead: 0.3,
+            },
+          },
+        }),
+      );
+      const { prices } = loadConfig({ TALKIDE_MODEL_PRICES_FILE: "prices.json" }, dir).gateway;
+      expect(prices.models["claude-opus-5-5"]?.input).toBe(3);
+      expect(prices.source).toContain("our agreement");
+    } finally {
+      await removeDir(dir);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { delimiter, resolve } from "node:path";
 import { z } from "zod";
 import { PROMPT_CACHE_TTLS, type PromptCacheTtl } from "@talkide/claude-cli";
+import { gatewaySettingsFromEnv, type GatewaySettings } from "@talkide/gateway";
 import { parseServiceEnvironment, type LogLevel } from "@talkide/service-kit";
 import { isBlank } from "@talkide/text";
 import { QUEUE_POLICY } from "@talkide/work-queue";
@@ -146,6 +147,11 @@ export interface DaemonConfig {
    * it, the wrapper answers `ticlawk_unavailable`.
    */
   readonly ticlawkEntry: string | null;
+  /**
+   * The model gateway's limits (`TALKIDE_LIMIT_*`) and price table (built in, or laid over by
+   * `TALKIDE_MODEL_PRICES_FILE`): see "The model gateway" in the README.
+   */
+  readonly gateway: GatewaySettings;
   readonly logLevel: LogLevel;
 }
 
@@ -190,6 +196,7 @@ export function loadConfig(
     upstreamUrl: v.TALKIDE_UPSTREAM_URL?.replace(/\/+$/, "") ?? null,
     ticlawkEntry:
       v.TALKIDE_TICLAWK_ENTRY === undefined ? null : resolve(cwd, v.TALKIDE_TICLAWK_ENTRY),
+    gateway: gatewaySettingsFromEnv(env, { readme: "apps/daemon/README.md", cwd }),
     logLevel: settings.logLevel,
   };
 }

@@ -1,11 +1,12 @@
 import { join } from "node:path";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import {
   assertSandboxAvailable,
   definedEntries,
   startOrphanWatchdog,
   TURN_MARKER_VARIABLE,
 } from "@talkide/claude-cli";
+import { GATEWAY_MIGRATIONS, type Gateway } from "@talkide/gateway";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
@@ -29,7 +30,11 @@ import { buildServer } from "./http/server.ts";
 import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { daemonSandbox } from "./runtime/agent-sandbox.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
-import { routeProviderKey } from "./runtime/provider-key.ts";
+import {
+  modelProviderOf,
+  PROVIDER_CREDENTIAL_VARIABLES,
+  startModelGateway,
+} from "./runtime/model-gateway.ts";
 import { daemonSessionPoints } from "./sessions/session-points.ts";
 import {
   fetchUsesEnvProxy,
@@ -72,6 +77,11 @@ export interface RunningDaemon {
   readonly ticlawkPath: string;
   /** Every route the HTTP API serves (the extensions' too), from its router. */
   readonly routes: readonly GuardedRoute[];
+  /**
+   * The model gateway's URL (loopback) every agent's Claude Code reaches the provider through;
+   * null when the daemon has no provider credential (the CLI uses its own login).
+   */
+  readonly gatewayUrl: string | null;
   acceptDelivery(agentId: string, delivery: unknown): Promise<IntakeResult>;
   /** Stops claiming, aborts running turns (their deliveries go back in line), closes. */
   stop(): Promise<void>;
@@ -115,12 +125,16 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         "apps/daemon/README.md",
       );
     }
+    // The provider's credential stays in this process (issue 51): refused here when it is one
+    // the gateway cannot stand in for, before anything else starts.
+    const provider = modelProviderOf(parentEnv);
     const database = await openServiceDatabase<DaemonTables>({
       owner: { service: "daemon", dataDirVariable: "TALKIDE_DAEMON_DATA_DIR" },
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
       migrations: [
         CORE_MIGRATIONS,
+        GATEWAY_MIGRATIONS,
         ...extensions.flatMap((e) => (e.migrations === undefined ? [] : [e.migrations])),
       ],
       logger,
@@ -139,8 +153,26 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       })),
     ]);
 
-    // The provider key reaches the CLI in a file of the data directory, never a command.
-    const providerKey = await routeProviderKey(parentEnv, config.dataDir);
+    // One gateway for this process: every Claude Code it starts reaches the provider through it
+    // with a token of its own; the provider's credential is in no agent's environment or file.
+    // Closed after the turns and their processes (cleanups run in reverse order).
+    let gateway: Gateway | null = null;
+    // The first sandboxed version kept the key in this file for the CLI's `apiKeyHelper`.
+    await rm(join(config.dataDir, "provider-key"), { force: true });
+    if (provider === null) {
+      logger.warn(
+        "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN: the agents' Claude Code uses its own login (TALKIDE_CLAUDE_CONFIG_DIR), without the model gateway: no usage limits, and the CLI's own usage figures",
+      );
+    } else {
+      const started = await startModelGateway({
+        provider,
+        db,
+        settings: config.gateway,
+        logger,
+      });
+      gateway = started;
+      cleanups.push(() => started.close());
+    }
     const adminToken = await loadOrCreateAdminToken(config.dataDir, () =>
       generateToken(TOKEN_PREFIX),
     );
@@ -172,7 +204,16 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       log: logger,
     });
     cleanups.push(stopPruning);
-    const baseEnv = providerKey.env;
+    // What the turns' environment is built from: never the provider's credential (agent-env.ts
+    // withholds it too); with the gateway, each process gets the gateway's URL and a token of
+    // its own in place of `ANTHROPIC_BASE_URL`'s.
+    const withheld = new Set([
+      ...PROVIDER_CREDENTIAL_VARIABLES,
+      ...(gateway === null ? [] : ["ANTHROPIC_BASE_URL"]),
+    ]);
+    const baseEnv = Object.fromEntries(
+      Object.entries(parentEnv).filter(([name]) => !withheld.has(name)),
+    );
     const claudeVersion = await runtime.version(definedEntries(baseEnv));
     if (claudeVersion === null) {
       logger.warn(
@@ -210,6 +251,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       claudeConfigDir: config.claudeConfigDir,
       promptCacheTtl: config.promptCacheTtl,
       baseEnv,
+      gateway,
       extensions,
       daemonUrl: () => baseUrl,
       watchdog,
@@ -221,7 +263,6 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         denyRead: config.sandboxDenyRead,
         ticlawkBinDir: ticlawk.binDir,
         upstreamUrl: config.upstreamUrl,
-        apiKeyFile: providerKey.keyFile,
       }),
     };
     const accept = (agentId: string, delivery: unknown) =>
@@ -236,6 +277,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       logger,
       hostId: config.hostId,
       accept,
+      retry: (deliveryId) => scheduler.retry(deliveryId),
       closing: closing.signal,
       status: () => ({
         concurrency: scheduler.concurrency,
@@ -294,6 +336,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       adminToken,
       ticlawkPath: ticlawk.path,
       routes: guardedRoutes(app),
+      gatewayUrl: gateway?.url ?? null,
       acceptDelivery: accept,
       stop: () => {
         stopping ??= cleanups.close().then(() => {

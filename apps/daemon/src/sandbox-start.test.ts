@@ -29,7 +29,7 @@ describe("the daemon refuses to start where the sandbox cannot run", () => {
     expect(message).toContain("sudo apt-get install bubblewrap socat");
     expect(message).toMatch(/and start again\.$/);
     expect(message).not.toContain("remove the command-running rules");
-    // Refused before the data directory (database, admin token, provider key) was made.
+    // Refused before the data directory (database, admin token) was made.
     expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -21,15 +21,13 @@ describe("runsCode", () => {
 });
 
 describe("sandboxSettings", () => {
-  it("turns the sandbox on with no way around it, the workspace readable, the key by helper", () => {
+  it("turns the sandbox on with no way around it and the workspace readable", () => {
     expect(
       sandboxSettings("/srv/w/project-1", {
         denyRead: ["/srv/data", "/srv/w"],
         allowedHosts: ["registry.npmjs.org"],
-        apiKeyFile: "/srv/data/it's-key",
       }),
     ).toEqual({
-      apiKeyHelper: "cat '/srv/data/it'\\''s-key'",
       sandbox: {
         enabled: true,
         failIfUnavailable: true,
@@ -39,9 +37,6 @@ describe("sandboxSettings", () => {
         network: { allowedDomains: ["registry.npmjs.org"], strictAllowlist: true },
       },
     });
-    expect(sandboxSettings("/w", { denyRead: [], allowedHosts: [] })).not.toHaveProperty(
-      "apiKeyHelper",
-    );
   });
 
   it("keeps more paths readable inside the denied ones when asked, after the workspace", () => {

@@ -24,12 +24,6 @@ export interface SandboxPolicy {
    * one port only (`127.0.0.1:7421`: the message service, and no other loopback port).
    */
   readonly allowedHosts: readonly string[];
-  /**
-   * A file (inside a `denyRead` directory) holding the provider key: the CLI reads it through
-   * its `apiKeyHelper` instead of `ANTHROPIC_API_KEY`, so the key is in no environment a
-   * command inherits. Null: the key (if any) comes from the environment as usual.
-   */
-  readonly apiKeyFile?: string | null;
 }
 
 /** A tool rule that lets the agent run code: `Bash`, `Bash(npm test:*)`, `Bash(*)`, … */
@@ -46,9 +40,7 @@ export function runsCode(rule: string): boolean {
  * hangs until it gives up (measured with 2.1.330: apps/daemon/BENCHMARKS.md, "The sandbox").
  */
 export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): object {
-  const keyFile = policy.apiKeyFile ?? null;
   return {
-    ...(keyFile === null ? {} : { apiKeyHelper: `cat ${shellQuoted(keyFile)}` }),
     sandbox: {
       enabled: true,
       failIfUnavailable: true,
@@ -61,10 +53,6 @@ export function sandboxSettings(workspaceDir: string, policy: SandboxPolicy): ob
       network: { allowedDomains: [...policy.allowedHosts], strictAllowlist: true },
     },
   };
-}
-
-function shellQuoted(path: string): string {
-  return `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 const run = promisify(execFile);

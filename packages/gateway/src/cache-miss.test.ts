@@ -110,6 +110,37 @@ describe("why a request's cache missed", () => {
     expect(explain(BASE, moved).reason).toBe("prefix_kept");
   });
 
+  it("keeps the prefix when an earlier message's text block comes back as a string (the CLI's next request)", () => {
+    const sent: Body = {
+      ...BASE,
+      messages: [
+        { role: "user", content: "Ahoj" },
+        { role: "system", content: [text("Dnes je pondělí.", "1h")] },
+      ],
+    };
+    const next: Body = {
+      ...BASE,
+      messages: [
+        { role: "user", content: "Ahoj" },
+        { role: "system", content: "Dnes je pondělí." },
+        { role: "assistant", content: [text("Ahoj Anno")] },
+        { role: "user", content: [text("Co dál?", "1h")] },
+      ],
+    };
+    expect(explain(sent, next).reason).toBe("prefix_kept");
+    const changed: Body = {
+      ...next,
+      messages: [
+        { role: "user", content: "Ahoj" },
+        { role: "system", content: "Dnes je úterý." },
+      ],
+    };
+    expect(explain(sent, changed)).toMatchObject({
+      reason: "messages_changed",
+      position: { section: "messages", index: 1, block: 0, offset: Buffer.byteLength("Dnes je ") },
+    });
+  });
+
   it("names a changed tool by its position", () => {
     const next: Body = {
       ...BASE,
@@ -224,7 +255,7 @@ describe("why a request's cache missed", () => {
     expect(explain(fiveMinutes, fiveMinutes, 4 * MINUTE, 0).reason).toBe("prefix_kept");
   });
 
-  it("reads a string system prompt and string contents as one block each", () => {
+  it("reads a string system prompt and string contents as the one text block each stands for", () => {
     const a = promptShapeOf({ system: "hi", messages: [{ role: "user", content: "x" }] });
     expect(a?.blocks.map((b) => [b.section, b.key])).toEqual([
       ["system", '{"type":"text","text":"hi"}'],

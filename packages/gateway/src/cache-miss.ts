@@ -13,7 +13,10 @@ export interface PromptBlock {
   readonly role: string | null;
   /** The block's position in its section (tools, system) or in its message. */
   readonly block: number;
-  /** The block's JSON without `cache_control` (a string `system` or `content`: as a text block). */
+  /**
+   * The block's JSON without `cache_control`; a string `system` or `content` is the text block
+   * it stands for (`{"type":"text","text":…}`), as the provider's cache sees it.
+   */
   readonly key: string;
 }
 
@@ -93,17 +96,22 @@ export function promptShapeOf(body: unknown): PromptShape | null {
       blocks.push({ section: "tools", message: null, role: null, block: i, key: unit(tool) });
     });
   }
-  // A string system prompt or content is one text block, as the provider caches it.
-  const text = (value: string) => ({ type: "text", text: value });
+  // A string is one text block to the provider's cache: the CLI sends a message's content as a
+  // block list while it carries a breakpoint and as a string after (measured with 2.1.337).
+  const asText = (value: string) => ({ type: "text", text: value });
   const systemBlocks =
-    typeof system === "string" ? [text(system)] : Array.isArray(system) ? system : [];
+    typeof system === "string" ? [asText(system)] : Array.isArray(system) ? system : [];
   systemBlocks.forEach((item, i) => {
     blocks.push({ section: "system", message: null, role: null, block: i, key: unit(item) });
   });
   messages.forEach((message, m) => {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
     const items =
-      typeof content === "string" ? [text(content)] : Array.isArray(content) ? content : [content];
+      typeof content === "string"
+        ? [asText(content)]
+        : Array.isArray(content)
+          ? content
+          : [content];
     items.forEach((item, b) => {
       blocks.push({
         section: "messages",
@@ -120,6 +128,7 @@ export function promptShapeOf(body: unknown): PromptShape | null {
 /** The text a block's offset counts in: a text block's `text`, else its key. */
 export function blockText(block: PromptBlock | undefined): string {
   if (block === undefined) return "";
+  if (!block.key.startsWith("{")) return block.key;
   try {
     const parsed = JSON.parse(block.key) as { type?: unknown; text?: unknown };
     return parsed.type === "text" && typeof parsed.text === "string" ? parsed.text : block.key;

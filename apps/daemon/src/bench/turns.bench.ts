@@ -25,6 +25,7 @@ import { startDaemon, type RunningDaemon } from "../daemon.ts";
 import type { DaemonEvent } from "../events/bus.ts";
 import { createLogger } from "@talkide/service-kit";
 import { ClaudeCodeRuntime, type ClaudeCodeTurn } from "../runtime/claude-code.ts";
+import { DEFAULT_LIMITS, DEFAULT_PRICES } from "@talkide/gateway";
 
 const OVERHEAD_TURNS = Number(process.env["BENCH_OVERHEAD_TURNS"] ?? 200);
 const DRAIN_DELIVERIES = Number(process.env["BENCH_DRAIN_DELIVERIES"] ?? 1000);
@@ -79,6 +80,7 @@ function config(dataDir: string, databaseUrl: string | null = null): DaemonConfi
     hostId: "bench",
     upstreamUrl: null,
     ticlawkEntry: null,
+    gateway: { limits: DEFAULT_LIMITS, prices: DEFAULT_PRICES },
     logLevel: "silent",
   };
 }

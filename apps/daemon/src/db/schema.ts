@@ -1,4 +1,5 @@
 import type { CliFallback } from "@talkide/claude-cli";
+import type { LimitReached, MissExplanation } from "@talkide/gateway";
 import type { ColumnType, Generated, Kysely, Selectable } from "kysely";
 
 /**
@@ -21,6 +22,7 @@ type Json<T> = ColumnType<T, string, string>;
 export type DeliveryState = "accepted" | "running" | "completed" | "failed";
 export type TurnState = "running" | "completed" | "failed" | "interrupted";
 export type TokenScope = "admin" | "intake";
+export type UsageSource = "gateway" | "cli";
 export type SessionInvalidationReason = "reset" | "standing_prompt_changed" | "unknown_session";
 
 export interface AgentRuntimeMeta {
@@ -66,7 +68,10 @@ export interface SessionsTable {
   resume_at_message_id: string | null;
   standing_prompt_version: string;
   turn_count: Generated<number>;
-  /** The runtime's cumulative `total_cost_usd` after the last turn, for per-turn differences. */
+  /**
+   * What the session's turns cost so far: the sum of their `cost_usd` (never falls; a failed
+   * turn's cost counts too). Up to 0.2.x the runtime's cumulative `total_cost_usd`.
+   */
   cumulative_cost_usd: number | null;
   invalidated_at: NullableTimestamp;
   invalidated_reason: SessionInvalidationReason | null;
@@ -110,7 +115,9 @@ export interface TurnsTable {
   failure_reason: string | null;
   failure_message: string | null;
   exit_code: number | null;
+  /** What the turn cost: the gateway's figure (else the CLI's, see `usage_source`). */
   cost_usd: number | null;
+  /** Its session's `cumulative_cost_usd` with this turn (up to 0.2.x: the runtime's total). */
   cumulative_cost_usd: number | null;
   claude_version: string | null;
   /** `warm` or `cold` (migration 0004); null when no process was started. */
@@ -132,6 +139,21 @@ export interface TurnsTable {
   session_cache_read_tokens: ColumnType<string | number | null, number | null | undefined>;
   /** The CLI's fallback during the turn that makes the session's later requests heavier (0007). */
   cli_fallback: ColumnType<CliFallback | null, CliFallback | null | undefined>;
+  /**
+   * Where the turn's figures come from (migration 0008): `gateway`, the provider's usage of the
+   * turn's requests; `cli`, the CLI's report (no request of the turn went through the gateway).
+   */
+  usage_source: ColumnType<UsageSource | null, UsageSource | null | undefined>;
+  /** Requests the gateway forwarded for the turn (0008). */
+  requests: ColumnType<number | null, number | null | undefined>;
+  /** The turn's cache writes by lifetime (0008); their sum is `cache_creation_input_tokens`. */
+  cache_write_5m_tokens: ColumnType<number | null, number | null | undefined>;
+  cache_write_1h_tokens: ColumnType<number | null, number | null | undefined>;
+  /** Why the turn's first request missed the prompt cache, and the daemon's words for it (0008). */
+  cache_miss: ColumnType<MissExplanation | null, string | null | undefined, string | null>;
+  cache_miss_phrase: ColumnType<string | null, string | null | undefined>;
+  /** The limit the gateway refused a request of the turn over (0008). */
+  usage_limit: ColumnType<LimitReached | null, string | null | undefined, string | null>;
   events: Json<unknown[]>;
   started_at: Generated<Date>;
   finished_at: NullableTimestamp;

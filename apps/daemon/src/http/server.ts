@@ -15,6 +15,7 @@ import { registerAgentRoutes } from "./routes/agents.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerIntakeRoute } from "./routes/intake.ts";
 import { registerReadRoutes } from "./routes/read-api.ts";
+import { registerRetryRoute } from "./routes/retry.ts";
 import { registerTokenRoutes } from "./routes/tokens.ts";
 
 export interface ServerDeps {
@@ -26,6 +27,8 @@ export interface ServerDeps {
   /** The turns' `CLAUDE_CONFIG_DIR`: a new workspace is checked against it at registration. */
   readonly claudeConfigDir: string;
   readonly accept: (agentId: string, body: unknown) => Promise<IntakeResult>;
+  /** Puts a failed delivery back in line; false when it was not failed. */
+  readonly retry: (deliveryId: string) => Promise<boolean>;
   readonly status: () => {
     readonly concurrency: number;
     readonly runningTurns: number;
@@ -67,6 +70,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerIntakeRoute(app, deps.db, deps.accept);
   registerAgentRoutes(app, deps.db, deps.events, deps.claudeConfigDir);
   registerReadRoutes(app, deps.db);
+  registerRetryRoute(app, deps.db, deps.events, deps.retry);
   registerTokenRoutes(app, deps.db);
   registerEventRoutes(app, deps.db, deps.events, deps.closing);
   return app;

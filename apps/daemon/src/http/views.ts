@@ -27,6 +27,7 @@ export function sessionView(row: SessionRow) {
     runtimeSessionId: row.runtime_session_id,
     standingPromptVersion: row.standing_prompt_version,
     turnCount: row.turn_count,
+    /** What its turns cost so far: their sum (never falls). */
     cumulativeCostUsd: row.cumulative_cost_usd,
     live: row.invalidated_at === null,
     invalidatedAt: iso(row.invalidated_at),
@@ -71,10 +72,25 @@ export function turnView(row: TurnRow, options: { readonly withEvents?: boolean 
     failureReason: row.failure_reason,
     failureMessage: row.failure_message,
     exitCode: row.exit_code,
+    /** What the turn cost: the model gateway's figure (`usageSource`), failed turns too. */
     costUsd: row.cost_usd,
+    /** The session's total with this turn: the sum of its turns' costs (never falls). */
     cumulativeCostUsd: row.cumulative_cost_usd,
-    /** The turn's tokens as the runtime reported them: uncached, cache write, cache read, output. */
+    /** The turn's tokens: uncached, cache write (both lifetimes), cache read, output. */
     usage: usageFromColumns(row),
+    /** `gateway`: the provider's own figures for the turn's requests; `cli`: the CLI's report. */
+    usageSource: row.usage_source,
+    /** Requests the gateway forwarded for the turn. */
+    requests: row.requests,
+    /** The turn's cache writes by lifetime (their sum is `usage.cacheCreationInputTokens`). */
+    cacheWrite5mTokens: row.cache_write_5m_tokens,
+    cacheWrite1hTokens: row.cache_write_1h_tokens,
+    /** Why the turn's first request missed the prompt cache (`reason`, `position`, `gapMs`, `ttlMs`). */
+    cacheMiss: row.cache_miss,
+    /** The same in words (null for a kept prefix). */
+    cacheMissPhrase: row.cache_miss_phrase,
+    /** The limit a request of the turn was refused over (`usage_limit_reached`). */
+    usageLimit: row.usage_limit,
     /** The session's cache reuse so far, this turn included (cache read / all input, 0..1). */
     sessionCacheReuse: sessionCacheReuseOf(row),
     /** The CLI's fallback during the turn (`tool_search_off`): every later turn sends more. */

@@ -16,14 +16,14 @@ const turn: TurnIdentity = {
 describe("buildAgentEnv", () => {
   it("carries the turn's identity and puts the ticlawk directory first on PATH", () => {
     const env = buildAgentEnv({
-      baseEnv: { PATH: "/usr/bin:/bin", HOME: "/home/a", ANTHROPIC_API_KEY: "k" },
+      baseEnv: { PATH: "/usr/bin:/bin", HOME: "/home/a", LANG: "C.UTF-8" },
       ticlawkBinDir: "/data/bin",
       turn,
     });
     expect(env).toEqual({
       PATH: "/data/bin:/usr/bin:/bin",
       HOME: "/home/a",
-      ANTHROPIC_API_KEY: "k",
+      LANG: "C.UTF-8",
       TICLAWK_AGENT_ID: "alice",
       TICLAWK_SESSION_ID: "s-1",
       TICLAWK_HOST_ID: "box",
@@ -36,7 +36,7 @@ describe("buildAgentEnv", () => {
     });
   });
 
-  it("withholds the daemon's secrets and stale turn variables, and does not repeat the ticlawk dir", () => {
+  it("withholds the daemon's secrets, the provider's credential and stale turn variables, and does not repeat the ticlawk dir", () => {
     const env = buildAgentEnv({
       baseEnv: {
         PATH: "/data/bin:/usr/bin",
@@ -44,6 +44,9 @@ describe("buildAgentEnv", () => {
         TALKIDE_ADMIN_TOKEN: "tkd_x",
         TALKIDE_DAEMON_PORT: "7420",
         PGPASSWORD: "pw",
+        ANTHROPIC_API_KEY: "sk-ant-key",
+        ANTHROPIC_AUTH_TOKEN: "proxy-token",
+        CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat",
         TICLAWK_AGENT_ID: "someone-else",
         UNSET: undefined,
       },
@@ -54,6 +57,10 @@ describe("buildAgentEnv", () => {
     expect(env["TALKIDE_ADMIN_TOKEN"]).toBeUndefined();
     expect(env["TALKIDE_DAEMON_PORT"]).toBeUndefined();
     expect(env["PGPASSWORD"]).toBeUndefined();
+    // The provider's credential: the model gateway holds it, each process gets its own token.
+    expect(env["ANTHROPIC_API_KEY"]).toBeUndefined();
+    expect(env["ANTHROPIC_AUTH_TOKEN"]).toBeUndefined();
+    expect(env["CLAUDE_CODE_OAUTH_TOKEN"]).toBeUndefined();
     expect(env["UNSET"]).toBeUndefined();
     expect(env["TICLAWK_AGENT_ID"]).toBe("alice");
     expect(env["PATH"]).toBe("/data/bin:/usr/bin");

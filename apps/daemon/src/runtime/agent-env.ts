@@ -4,8 +4,10 @@ import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
 /**
  * The environment of one turn's child process.
  *
- * It starts from the daemon's own environment (the runtime needs HOME, its API key or base
- * URL, locale, …) minus the daemon's secrets, then adds the turn's identity. Variable names
+ * It starts from the daemon's own environment (the runtime needs HOME, locale, …) minus the
+ * daemon's secrets and the model provider's credential (the model gateway holds it; each
+ * process gets the gateway's URL and a token of its own, `model-gateway.ts`), then adds the
+ * turn's identity. Variable names
  * are part of the agent-facing contract (the `ticlawk` CLI reads them):
  *
  * | variable                  | value                                                        |
@@ -53,6 +55,8 @@ export const PER_TURN_VARIABLES: readonly string[] = [
 
 /** Daemon secrets and settings that an agent (which can run any shell command) must not see. */
 const WITHHELD = [
+  // The provider's credential (PROVIDER_CREDENTIAL_VARIABLES): only the gateway holds it.
+  /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN)$/,
   /^DATABASE_URL$/,
   /^TALKIDE_ADMIN_TOKEN$/,
   /^TALKIDE_DAEMON_/,

@@ -8,7 +8,6 @@ describe("the agents' sandbox", () => {
     denyRead: ["/srv/hub", "/srv/daemon"],
     ticlawkBinDir: "/srv/daemon/bin",
     upstreamUrl: "http://127.0.0.1:7421",
-    apiKeyFile: "/srv/daemon/provider-key",
   });
 
   it("denies the data dir, the CLI's config dir and the operator's dirs; reaches the message service's port only", () => {
@@ -16,7 +15,6 @@ describe("the agents' sandbox", () => {
       denyRead: ["/srv/daemon", "/srv/daemon/claude", "/srv/hub"],
       allowRead: ["/srv/daemon/bin"],
       allowedHosts: ["127.0.0.1:7421"],
-      apiKeyFile: "/srv/daemon/provider-key",
     });
     const alone = daemonSandbox({
       dataDir: "/d",
@@ -24,7 +22,6 @@ describe("the agents' sandbox", () => {
       denyRead: [],
       ticlawkBinDir: "/d/bin",
       upstreamUrl: null,
-      apiKeyFile: null,
     });
     expect(alone.allowedHosts).toEqual([]);
   });
@@ -40,7 +37,6 @@ describe("the agents' sandbox", () => {
       denyRead: ["/srv/daemon", "/srv/daemon/claude", "/srv/hub", "/w/bob", "/w/zed"],
       allowRead: ["/srv/daemon/bin", "/srv/daemon/turn-env/s-1.sh"],
       allowedHosts: ["127.0.0.1:7421"],
-      apiKeyFile: "/srv/daemon/provider-key",
     });
   });
 

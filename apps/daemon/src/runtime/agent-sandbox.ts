@@ -6,20 +6,21 @@ import type { SandboxPolicy } from "@talkide/claude-cli";
  * runs with the sandbox (`sandboxSettings` of @talkide/claude-cli): writes only in the
  * workspace, and:
  *
- * - no reads of the data directory (database, admin token, turn-credential key, provider key,
- *   quarantine, every session's turn-env file), the CLI's config dir, the directories the
+ * - no reads of the data directory (database, admin token, turn-credential key, quarantine,
+ *   every session's turn-env file), the CLI's config dir, the directories the
  *   operator adds (`TALKIDE_SANDBOX_DENY_READ`: the message service's data) and the other
  *   agents' workspaces (per turn, `turnSandboxPolicy`), except the `ticlawk` wrapper's
  *   directory and the session's own turn-env file, which `ticlawk` needs;
  * - no network but the message service's `host:port` (`TALKIDE_UPSTREAM_URL`), through the
  *   sandbox's proxy: the `ticlawk` wrapper points Node's fetch at it. Nothing else on
- *   loopback (the daemon's API, a database, a model gateway) is reachable.
+ *   loopback (the daemon's API, a database, the daemon's model gateway) is reachable: the
+ *   token of the gateway in the CLI's environment, which commands inherit, is worthless to
+ *   them (and dies with the process).
  */
 export interface DaemonSandbox {
   readonly denyRead: readonly string[];
   readonly allowRead: readonly string[];
   readonly allowedHosts: readonly string[];
-  readonly apiKeyFile: string | null;
 }
 
 export function daemonSandbox(options: {
@@ -29,13 +30,11 @@ export function daemonSandbox(options: {
   readonly denyRead: readonly string[];
   readonly ticlawkBinDir: string;
   readonly upstreamUrl: string | null;
-  readonly apiKeyFile: string | null;
 }): DaemonSandbox {
   return {
     denyRead: unique([options.dataDir, options.claudeConfigDir, ...options.denyRead]),
     allowRead: [options.ticlawkBinDir],
     allowedHosts: options.upstreamUrl === null ? [] : [hostAndPort(options.upstreamUrl)],
-    apiKeyFile: options.apiKeyFile,
   };
 }
 
@@ -57,7 +56,6 @@ export function turnSandboxPolicy(
     denyRead: unique([...sandbox.denyRead, ...[...others].sort()]),
     allowRead: [...sandbox.allowRead, turn.turnEnvFile],
     allowedHosts: sandbox.allowedHosts,
-    apiKeyFile: sandbox.apiKeyFile,
   };
 }
 

@@ -11,7 +11,7 @@ import {
   warmContextDigest,
   WarmProcessPool,
 } from "@talkide/claude-cli";
-import type { ColdStart, TakenProcess } from "@talkide/turn-engine";
+import type { ColdStart, ProcessCredential, TakenProcess } from "@talkide/turn-engine";
 
 /**
  * The `claude-code` runtime: one print-mode turn of the Claude Code CLI per delivery, in the
@@ -165,8 +165,16 @@ export class ClaudeCodeRuntime {
     });
   }
 
-  /** How a new process of the turn starts, resuming its session when it has one. */
-  coldStart(turn: ClaudeCodeTurn, watchdog: OrphanWatchdog): ColdStart {
+  /**
+   * How a new process of the turn starts, resuming its session when it has one. `credential`
+   * issues each new process its own token of the model gateway (its URL and token join the
+   * process's environment, not its warm fingerprint; the engine revokes it when it exits).
+   */
+  coldStart(
+    turn: ClaudeCodeTurn,
+    watchdog: OrphanWatchdog,
+    credential?: () => ProcessCredential,
+  ): ColdStart {
     const resumeId = turn.resumeRuntimeSessionId;
     return {
       claudePath: this.#options.claudePath,
@@ -190,6 +198,7 @@ export class ClaudeCodeRuntime {
         : { killGraceMs: this.#options.killGraceMs }),
       // Its processes must not outlive this daemon, however it dies.
       watchdog,
+      ...(credential === undefined ? {} : { credential }),
     };
   }
 }

@@ -2,7 +2,6 @@ import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import {
   cliFallbackOfTurn,
-  type ClaudeTurnFailure,
   definedEntries,
   HERMETIC_CLAUDE_ENV,
   promptCacheTtlEnv,
@@ -11,6 +10,7 @@ import {
   type SessionPoint,
   turnErrorFor,
 } from "@talkide/claude-cli";
+import type { Gateway } from "@talkide/gateway";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import {
   runTurnPipeline,
@@ -28,6 +28,7 @@ import type { DaemonExtension } from "../extension.ts";
 import type { Logger } from "@talkide/service-kit";
 import { buildAgentEnv, PER_TURN_VARIABLES } from "../runtime/agent-env.ts";
 import { turnSandboxPolicy, type DaemonSandbox } from "../runtime/agent-sandbox.ts";
+import { agentProjectKey, senderUserKey } from "../runtime/model-gateway.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
 import {
@@ -41,15 +42,15 @@ import {
 import { otherWorkspaces } from "../store/agents.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
-import { createSession, invalidateSession, repinSession } from "../store/sessions.ts";
-import { recordTurnSuccess } from "../store/turn-success.ts";
 import {
-  finishTurn,
-  interruptTurn,
-  recordTurnProcess,
-  startTurn,
-  type TurnProcess,
-} from "../store/turns.ts";
+  createSession,
+  invalidateSession,
+  lastEndedSessionReason,
+  repinSession,
+} from "../store/sessions.ts";
+import { recordTurnSuccess } from "../store/turn-success.ts";
+import { endTurn, recordTurnProcess, startTurn, type TurnProcess } from "../store/turns.ts";
+import { accountTurn, type NewSessionWhy } from "./turn-account.ts";
 
 export interface StandingPrompt {
   readonly text: string;
@@ -81,6 +82,12 @@ export interface TurnContext {
   readonly turnEnvDir: string;
   /** What every turn's commands may read and reach (agent-sandbox.ts). */
   readonly sandbox: DaemonSandbox;
+  /**
+   * The model gateway every process reaches the provider through (a token of its own per
+   * process; the turn's usage, cost and limits); null when the daemon has no provider
+   * credential and the CLI uses its own login (model-gateway.ts).
+   */
+  readonly gateway: Gateway | null;
   /**
    * Instruction files found in a workspace before a turn are moved to a folder of this
    * directory (one per agent) so the CLI never loads them; unset: they stay and are reported.
@@ -117,6 +124,8 @@ export async function executeDelivery(
 /** What the daemon renders for a turn: the wake prompt, from the stored delivery. */
 interface DeliveryContext extends EngineTurnContext {
   readonly wake: { readonly text: string; readonly target: string };
+  /** Whom the turn is for: the message's sender (`senderUserKey`), for the user limits. */
+  readonly userKey: string | null;
 }
 
 /** One turn of the delivery: its own id, row and session. */
@@ -127,6 +136,8 @@ interface DeliveryAttempt extends TurnAttempt {
   readonly claudeVersion: string | null;
   /** When the attempt was prepared (ms): the CLI's transcript lines of this turn come after. */
   readonly preparedAt: number;
+  /** Why its session is new, or that it resumes one: the words for a `new_session` miss. */
+  readonly why: NewSessionWhy;
   readonly recordProcess: (taken: TakenProcess) => Promise<void>;
 }
 
@@ -145,6 +156,9 @@ function deliveryHost(
       reason,
     });
   };
+  // Why the pipeline ended the conversation's session during this turn (the next attempt then
+  // starts a new one): the words for the new session's cache miss.
+  let ended: SessionInvalidationReason | null = null;
   return {
     pool: ctx.runtime.warm,
     claudeConfigDir: ctx.claudeConfigDir,
@@ -154,23 +168,40 @@ function deliveryHost(
 
     // The claim brought the conversation's live session along.
     openSession: () => Promise.resolve(liveSessionOf(delivery)),
-    prepareContext: () => {
+    prepareContext: async () => {
+      let parsed: ReturnType<typeof parseDelivery>;
       try {
-        const wake = buildInboundWakePrompt(parseDelivery(delivery.payload));
-        return Promise.resolve({
-          workspaceDir: delivery.workspace_dir,
-          inspected,
-          wake,
-          ...(ctx.quarantineDir === undefined
-            ? {}
-            : { quarantineDir: agentQuarantineDir(ctx.quarantineDir, delivery.agent_id) }),
-        });
+        parsed = parseDelivery(delivery.payload);
       } catch (error) {
         // Stored deliveries were valid when accepted; a stricter schema of a newer daemon can
         // still refuse one. It cannot become valid by waiting, so it fails.
         const why = error instanceof Error ? error.message : String(error);
         throw new TurnFailure("invalid_payload", `The stored delivery no longer validates: ${why}`);
       }
+      const userKey = senderUserKey(parsed);
+      // A turn over a limit fails before anything is started and any request leaves; the
+      // delivery stays, failed with the limit's words, and can be retried once the limit
+      // allows (POST /v1/deliveries/:id/retry).
+      const reached = await ctx.gateway?.checkLimits({
+        projectKey: agentProjectKey(delivery.agent_id),
+        userKey,
+      });
+      if (reached !== undefined && reached !== null) {
+        log.info(
+          { scope: reached.scope, period: reached.period, setting: reached.setting },
+          "turn refused over a usage limit",
+        );
+        throw new TurnFailure(USAGE_LIMIT_REACHED, reached.message);
+      }
+      return {
+        workspaceDir: delivery.workspace_dir,
+        inspected,
+        wake: buildInboundWakePrompt(parsed),
+        userKey,
+        ...(ctx.quarantineDir === undefined
+          ? {}
+          : { quarantineDir: agentQuarantineDir(ctx.quarantineDir, delivery.agent_id) }),
+      };
     },
     // Instruction files inside the workspace (the daemon writes none there) are moved out
     // before the spawn (when the daemon has a quarantine directory) and reported.
@@ -189,21 +220,31 @@ function deliveryHost(
     // standing prompt version is replaced, never resumed with a silently stale prompt.
     isCurrent: (live) => isCurrentSession(live, ctx.standingPrompt.version),
     endSession: async (live) => {
+      ended = "standing_prompt_changed";
       await invalidateSession(ctx.db, live.id, "standing_prompt_changed");
       publishInvalidated(live.id, "standing_prompt_changed");
     },
 
-    beginAttempt: (live, point, context, instructionFiles) =>
-      beginAttempt(ctx, delivery, live, point, context, instructionFiles),
+    beginAttempt: async (live, point, context, instructionFiles) =>
+      beginAttempt(ctx, delivery, live, point, context, instructionFiles, {
+        why: await newSessionWhy(ctx, delivery, live, point, ended),
+      }),
     recordProcess: (attempt, taken) => attempt.recordProcess(taken),
     sendMessage: (attempt, taken, _bus, signal) => ctx.runtime.send(taken, attempt.turn, signal),
 
-    interrupted: async (attempt) => {
-      await interruptTurn(
-        ctx.db,
-        attempt.turnId,
-        "the daemon stopped during this turn; the delivery goes back in line",
-      );
+    interrupted: async (attempt, outcome) => {
+      await endTurn(ctx.db, attempt.turnId, {
+        state: "interrupted",
+        sessionId: attempt.sessionId,
+        failureReason: "daemon_stopped",
+        failureMessage: "the daemon stopped during this turn; the delivery goes back in line",
+        account: await accountTurn(
+          ctx.gateway,
+          attempt.turnId,
+          { usage: outcome.result.usage, costUsd: outcome.costUsd },
+          attempt.why,
+        ),
+      });
       if (await ctx.requeue(delivery.id)) {
         ctx.events.publish({
           type: "delivery.requeued",
@@ -216,7 +257,8 @@ function deliveryHost(
     },
     sessionUnknown: async (attempt, outcome) => {
       if (outcome.kind === "succeeded") return;
-      await recordFailedTurn(ctx, delivery, log, attempt, outcome.result, true);
+      ended = "unknown_session";
+      await recordFailedTurn(ctx, delivery, log, attempt, outcome, true);
       if (await invalidateSession(ctx.db, attempt.sessionId, "unknown_session"))
         publishInvalidated(attempt.sessionId, "unknown_session");
     },
@@ -226,16 +268,42 @@ function deliveryHost(
         await recordSuccess(ctx, delivery, attempt, outcome, transcript);
         return;
       }
-      await recordFailedTurn(ctx, delivery, log, attempt, outcome.result, false);
-      // What people read is the engine's safe message; the CLI's own text (which may hold a
-      // gateway's address or the provider's words) goes to the operator's log only.
-      await fail(ctx, delivery, outcome.result.reason, turnErrorFor(outcome.result).message);
+      // What people read is the engine's safe message (or the limit's); the CLI's own text
+      // (which may hold a gateway's address or the provider's words) goes to the log only.
+      const failure = await recordFailedTurn(ctx, delivery, log, attempt, outcome, false);
+      await fail(ctx, delivery, failure.reason, failure.message);
     },
     failed: async (error) => {
       if (!(error instanceof TurnFailure)) throw error;
       await fail(ctx, delivery, error.code, error.message);
     },
   };
+}
+
+/** The failure of a turn over a usage limit (before it started, or a request refused in it). */
+const USAGE_LIMIT_REACHED = "usage_limit_reached";
+
+/**
+ * Why an attempt's session is new to the gateway, for the words of its first request's cache
+ * miss: it resumes one (`resumed`: the gateway had not seen it), the pipeline just ended the
+ * conversation's session, the live one has not begun, or the conversation's last session ended
+ * earlier (reset, …); else this is the conversation's first.
+ */
+async function newSessionWhy(
+  ctx: TurnContext,
+  delivery: ClaimedDelivery,
+  live: LiveSession | null,
+  point: SessionPoint | null,
+  ended: SessionInvalidationReason | null,
+): Promise<NewSessionWhy> {
+  if (point !== null) return "resumed";
+  if (ended !== null) return ended;
+  if (live !== null) return "not_begun";
+  // Only the gateway's figures carry a miss to name: without it, no read.
+  if (ctx.gateway === null) return "first";
+  return (
+    (await lastEndedSessionReason(ctx.db, delivery.agent_id, delivery.conversation_id)) ?? "first"
+  );
 }
 
 function liveSessionOf(delivery: ClaimedDelivery): LiveSession | null {
@@ -263,6 +331,7 @@ async function beginAttempt(
   point: SessionPoint | null,
   context: DeliveryContext,
   instructionFiles: readonly string[],
+  { why }: { readonly why: NewSessionWhy },
 ): Promise<DeliveryAttempt> {
   const scope = sessionScopeOf(live, point);
   const sessionId =
@@ -365,6 +434,7 @@ async function beginAttempt(
       resumed: resumeId !== null,
     });
   };
+  const { gateway } = ctx;
   return {
     scope,
     sessionId,
@@ -372,10 +442,20 @@ async function beginAttempt(
     turnId,
     claudeVersion,
     preparedAt,
+    why,
     key: sessionId,
     sessionKey: sessionId,
+    userKey: context.userKey,
     previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
-    cold: ctx.runtime.coldStart(turn, ctx.watchdog),
+    // Each new process gets a token of its own: it counts for the agent, and for the turn
+    // (and its sender) it runs while the engine attaches it.
+    cold: ctx.runtime.coldStart(
+      turn,
+      ctx.watchdog,
+      gateway === null
+        ? undefined
+        : () => gateway.issue({ projectKey: agentProjectKey(delivery.agent_id) }),
+    ),
     digest: () => ctx.runtime.digest(turn),
     // The turn's own id reaches the processes `ticlawk` starts (from the turn's env file).
     watchdog: ctx.watchdog,
@@ -404,27 +484,41 @@ async function beginAttempt(
   };
 }
 
-/** A failed turn's row and event (`retrying`: the unknown-session restart follows). */
+/**
+ * A failed turn's row and event (`retrying`: the unknown-session restart follows), with what it
+ * cost charged to it and its session. A turn one of whose requests the gateway refused over a
+ * limit fails as `usage_limit_reached` with the limit's words, as one refused before it started.
+ * Returns the reason and message the delivery fails with.
+ */
 async function recordFailedTurn(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   log: Logger,
   attempt: DeliveryAttempt,
-  failure: ClaudeTurnFailure,
+  outcome: Exclude<TurnOutcome, { kind: "succeeded" }>,
   unknownSession: boolean,
-): Promise<void> {
+): Promise<{ readonly reason: string; readonly message: string }> {
   const { turnId, sessionId } = attempt;
-  const reason = unknownSession ? "unknown_session" : failure.reason;
-  await finishTurn(ctx.db, turnId, {
-    ok: false,
+  const failure = outcome.result;
+  const account = await accountTurn(
+    ctx.gateway,
+    turnId,
+    { usage: failure.usage, costUsd: outcome.costUsd },
+    attempt.why,
+  );
+  const refusal = (await ctx.gateway?.refusalOf(turnId)) ?? null;
+  const reason =
+    refusal !== null ? USAGE_LIMIT_REACHED : unknownSession ? "unknown_session" : failure.reason;
+  const message = refusal?.message ?? turnErrorFor(failure).message;
+  await endTurn(ctx.db, turnId, {
+    state: "failed",
+    sessionId,
     runtimeSessionId: failure.sessionId,
     failureReason: reason,
-    failureMessage: turnErrorFor(failure).message,
+    failureMessage: message,
     exitCode: failure.exitCode,
-    costUsd: null,
-    cumulativeCostUsd: failure.totalCostUsd,
-    usage: failure.usage,
-    events: [],
+    account,
+    usageLimit: refusal,
   });
   ctx.events.publish({
     type: "turn.failed",
@@ -444,15 +538,17 @@ async function recordFailedTurn(
       detail: failure.message,
       unknownSession,
       retrying: unknownSession,
+      ...(refusal === null ? {} : { limit: refusal.setting }),
     },
     "turn failed",
   );
+  return { reason, message };
 }
 
 async function recordSuccess(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  { scope, sessionId, turnId, claudeVersion, preparedAt }: DeliveryAttempt,
+  { scope, sessionId, turnId, claudeVersion, preparedAt, why }: DeliveryAttempt,
   { result, costUsd }: Extract<TurnOutcome, { kind: "succeeded" }>,
   transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
@@ -460,21 +556,18 @@ async function recordSuccess(
     ok: true,
     runtimeSessionId: result.sessionId,
     lastMessageId: result.lastMessageId,
-    cumulativeCostUsd: result.totalCostUsd,
   });
+  const account = await accountTurn(ctx.gateway, turnId, { usage: result.usage, costUsd }, why);
   await recordTurnSuccess(ctx.db, {
     turnId,
     sessionId,
     deliveryId: delivery.id,
     agentId: delivery.agent_id,
     runtimeSessionId: result.sessionId,
-    costUsd,
-    cumulativeCostUsd: result.totalCostUsd,
-    usage: result.usage,
+    account,
     // Recorded, and the session continues, as in the backend (its README: a new session would
     // write the whole prefix again and meet the same refusal).
     cliFallback: cliFallbackOfTurn(transcript, preparedAt),
-    sessionCumulativeCostUsd: patch?.cumulativeCostUsd ?? null,
     resumeAtMessageId: patch?.resumeAtMessageId ?? null,
     events: result.events,
     transcript,
@@ -492,7 +585,7 @@ async function recordSuccess(
     conversationId: delivery.conversation_id,
     sessionId,
     runtimeSessionId: result.sessionId,
-    costUsd,
+    costUsd: account.costUsd,
   });
   ctx.events.publish({
     type: "delivery.completed",

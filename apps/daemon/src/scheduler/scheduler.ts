@@ -15,6 +15,7 @@ import {
   failDelivery,
   insertDelivery,
   requeueDelivery,
+  retryDelivery,
   type NewDelivery,
 } from "../store/deliveries.ts";
 import { executeDelivery, type TurnContext } from "./execute-delivery.ts";
@@ -159,6 +160,35 @@ export class Scheduler {
           if (!(await requeueDelivery(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
           return { data: { deliveryId }, result: true };
         },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof NotEnqueued) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Puts a failed delivery back at the end of its lane (a new job, written with the state
+   * change); false if it was not failed.
+   */
+  async retry(deliveryId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom("deliveries")
+      .select(["agent_id", "conversation_id"])
+      .where("id", "=", deliveryId)
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    try {
+      await this.#queue.enqueue(
+        laneKey(row.agent_id, row.conversation_id),
+        NO_LIMIT,
+        async (trx) => {
+          if (!(await retryDelivery(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
+          return { data: { deliveryId }, result: true };
+        },
+        // An idle lane starts it here at once, as a new delivery does.
+        { runHere: true },
       );
       return true;
     } catch (error) {

@@ -35,6 +35,7 @@ export type SessionScope =
        * runtime's error text) is not part of the resumed session.
        */
       readonly resumeAtMessageId: string | null;
+      /** The session's total so far: the CLI's running total is compared with it (no gateway). */
       readonly previousCumulativeCostUsd: number | null;
     }
   | {
@@ -110,7 +111,8 @@ export function resolveSessionScope(
  * What a finished turn changes on its session. A successful turn records the runtime session
  * it ran in (a fresh session learns its id here) and its last message, the next resume point.
  * A failed turn changes nothing: the session stays usable, and the next delivery resumes at
- * the last successful turn's message, so nothing of the failure reaches the model.
+ * the last successful turn's message, so nothing of the failure reaches the model. (What a
+ * turn cost, failed or not, is added to the session's total where the turn is stored.)
  */
 export function sessionPatchAfterTurn(
   scope: SessionScope,
@@ -119,19 +121,15 @@ export function sessionPatchAfterTurn(
         readonly ok: true;
         readonly runtimeSessionId: string;
         readonly lastMessageId: string | null;
-        readonly cumulativeCostUsd: number | null;
       }
     | { readonly ok: false },
 ): {
   readonly runtimeSessionId: string;
   readonly resumeAtMessageId: string | null;
-  readonly cumulativeCostUsd: number | null;
 } | null {
   if (!outcome.ok) return null;
-  const previous = scope.kind === "resume" ? scope.previousCumulativeCostUsd : null;
   return {
     runtimeSessionId: outcome.runtimeSessionId,
     resumeAtMessageId: outcome.lastMessageId,
-    cumulativeCostUsd: outcome.cumulativeCostUsd ?? previous,
   };
 }

@@ -126,6 +126,27 @@ export async function requeueDelivery(db: DaemonDb, id: string): Promise<boolean
   return r.numUpdatedRows > 0n;
 }
 
+/**
+ * Puts a failed delivery back in line (an operator's retry, once a usage limit allows, say):
+ * its failure is cleared and it waits as a new one would; `attempts` goes on counting its
+ * starts. False when it was not failed (nothing changes).
+ */
+export async function retryDelivery(db: DaemonDb, id: string): Promise<boolean> {
+  const r = await db
+    .updateTable("deliveries")
+    .set({
+      state: "accepted",
+      started_at: null,
+      finished_at: null,
+      failure_reason: null,
+      failure_message: null,
+    })
+    .where("id", "=", id)
+    .where("state", "=", "failed")
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
 export interface AbandonedDelivery {
   /** The turns that were running; their processes may still be alive on some machine. */
   readonly turnIds: readonly string[];

@@ -64,6 +64,24 @@ export async function invalidateSession(
   return r.numUpdatedRows > 0n;
 }
 
+/** Why the conversation's last ended session ended; null when it never had one. */
+export async function lastEndedSessionReason(
+  db: DaemonDb,
+  agentId: string,
+  conversationId: string,
+): Promise<SessionInvalidationReason | null> {
+  const row = await db
+    .selectFrom("sessions")
+    .select("invalidated_reason")
+    .where("agent_id", "=", agentId)
+    .where("conversation_id", "=", conversationId)
+    .where("invalidated_at", "is not", null)
+    .orderBy("invalidated_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.invalidated_reason ?? null;
+}
+
 export interface SessionFilter {
   readonly agentId?: string | undefined;
   readonly conversationId?: string | undefined;

@@ -10,6 +10,7 @@ import {
 import { materialiseTranscript } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
+import type { TurnAccount } from "../scheduler/turn-account.ts";
 import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
 import {
   makeTempDir,
@@ -58,6 +59,7 @@ async function succeed(
   content: string,
   usage: TokenUsage | null = null,
   cliFallback: CliFallback | null = null,
+  account: Partial<TurnAccount> = {},
 ): Promise<{ readonly turnId: string; readonly deliveryId: string }> {
   const stored = await insertDelivery(db, {
     agentId: "ava",
@@ -90,11 +92,18 @@ async function succeed(
     deliveryId,
     agentId: "ava",
     runtimeSessionId,
-    costUsd: null,
-    cumulativeCostUsd: null,
-    usage,
+    account: {
+      source: usage === null ? null : "cli",
+      usage,
+      costUsd: null,
+      requests: null,
+      cacheWrite5mTokens: null,
+      cacheWrite1hTokens: null,
+      cacheMiss: null,
+      cacheMissPhrase: null,
+      ...account,
+    },
     cliFallback,
-    sessionCumulativeCostUsd: null,
     resumeAtMessageId: `msg-${turnId}`,
     events: [{ type: "result" }],
     agentMeta: { lastTurnAt: new Date().toISOString() },
@@ -267,5 +276,62 @@ describe("recordTurnSuccess and the turn's tokens", () => {
     expect(
       [before, appended, after, whole].map(({ turnId }) => byId.get(turnId)?.cliFallback),
     ).toEqual([null, "tool_search_off", null, "tool_search_off"]);
+  });
+
+  it("charges each turn's cost to its session (the session's total is their sum) and shows the gateway's figures", async () => {
+    const sessionId = await newSession("c-cost");
+    const runtime = randomUUID();
+    const usage: TokenUsage = {
+      inputTokens: 3,
+      cacheCreationInputTokens: 1200,
+      cacheReadInputTokens: 0,
+      outputTokens: 7,
+    };
+    const gateway = (costUsd: number | null): Partial<TurnAccount> => ({
+      source: "gateway",
+      costUsd,
+      requests: 2,
+      cacheWrite5mTokens: 200,
+      cacheWrite1hTokens: 1000,
+      cacheMiss: { reason: "new_session", position: null, gapMs: null, ttlMs: null },
+      cacheMissPhrase: "the conversation's first session",
+    });
+    const first = await succeed(sessionId, "c-cost", runtime, "a\n", usage, null, gateway(0.1));
+    // A turn of unknown cost leaves the total where it was.
+    const unknown = await succeed(sessionId, "c-cost", runtime, "a\nb\n", usage, null, {
+      costUsd: null,
+    });
+    const third = await succeed(sessionId, "c-cost", runtime, "a\nb\nc\n", usage, null, {
+      ...gateway(0.2),
+      cacheMiss: { reason: "prefix_kept", position: null, gapMs: 1000, ttlMs: 3_600_000 },
+      cacheMissPhrase: null,
+    });
+    const byId = new Map((await td.api.turns(`&sessionId=${sessionId}`)).map((t) => [t.id, t]));
+    expect(
+      [first, unknown, third].map(({ turnId }) => {
+        const t = byId.get(turnId);
+        return [t?.costUsd, t?.cumulativeCostUsd, t?.usageSource];
+      }),
+    ).toEqual([
+      [0.1, 0.1, "gateway"],
+      [null, 0.1, "cli"],
+      // 0.1 + 0.2 as decimals, not 0.30000000000000004.
+      [0.2, 0.3, "gateway"],
+    ]);
+    expect(byId.get(first.turnId)).toMatchObject({
+      usage,
+      requests: 2,
+      cacheWrite5mTokens: 200,
+      cacheWrite1hTokens: 1000,
+      cacheMiss: { reason: "new_session" },
+      cacheMissPhrase: "the conversation's first session",
+      usageLimit: null,
+    });
+    expect(byId.get(third.turnId)).toMatchObject({
+      cacheMiss: { reason: "prefix_kept", gapMs: 1000 },
+      cacheMissPhrase: null,
+    });
+    const [session] = await td.api.sessions("&conversationId=c-cost");
+    expect(session?.cumulativeCostUsd).toBe(0.3);
   });
 });

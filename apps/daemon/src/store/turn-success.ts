@@ -7,6 +7,8 @@ import {
   TranscriptLedger,
   type TurnTranscript,
 } from "@talkide/claude-cli";
+import type { TurnAccount } from "../scheduler/turn-account.ts";
+import { sessionTotalAfter } from "./turns.ts";
 
 export interface TurnSuccess {
   readonly turnId: string;
@@ -14,14 +16,10 @@ export interface TurnSuccess {
   readonly deliveryId: string;
   readonly agentId: string;
   readonly runtimeSessionId: string;
-  readonly costUsd: number | null;
-  readonly cumulativeCostUsd: number | null;
-  /** The turn's tokens as the runtime reported them (null: none). */
-  readonly usage: TokenUsage | null;
+  /** What the turn used and cost (the gateway's figures, or the CLI's): `turn-account.ts`. */
+  readonly account: TurnAccount;
   /** The CLI's fallback during the turn that makes the session's later requests heavier. */
   readonly cliFallback: CliFallback | null;
-  /** The session's cumulative cost after this turn (the runtime's, or the previous one). */
-  readonly sessionCumulativeCostUsd: number | null;
   /** The turn's last message: where the session's next turn resumes. */
   readonly resumeAtMessageId: string | null;
   readonly events: readonly unknown[];
@@ -31,8 +29,9 @@ export interface TurnSuccess {
 }
 
 /**
- * Records a successful turn in one statement: the turn completed with its events and cost,
- * its session advanced to the runtime session it ran in (with the runtime's transcript), its
+ * Records a successful turn in one statement: the turn completed with its events, usage and
+ * cost, its session advanced to the runtime session it ran in (with the runtime's transcript)
+ * and charged the turn's cost (the session's total is the sum of its turns), its
  * delivery completed, and the agent's runtime facts updated. One statement is one atomic step
  * (no delivery completed without its turn, no session point without its transcript) and one
  * round trip, which is most of the daemon's per-turn cost.
@@ -62,21 +61,31 @@ export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promi
  * none), so a statement can make all of them depend on one condition.
  */
 function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder<unknown> {
-  const usage = input.usage;
+  const { account } = input;
+  const usage = account.usage;
   const totals = sessionTotals(input, usage);
+  // Both read the session's total before this statement: the turn's is the session's after it.
+  const total = sessionTotalAfter(sql.ref("sessions.cumulative_cost_usd"), account.costUsd);
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   return sql`
     finished_turn as (
       update turns
          set state = 'completed', runtime_session_id = ${input.runtimeSessionId},
              failure_reason = null, failure_message = null, exit_code = 0,
-             cost_usd = ${input.costUsd}::double precision,
-             cumulative_cost_usd = ${input.cumulativeCostUsd}::double precision,
+             cost_usd = ${account.costUsd}::double precision,
+             cumulative_cost_usd = (select ${total} from sessions where id = ${input.sessionId}),
              input_tokens = ${usage?.inputTokens ?? null}::int,
              cache_creation_input_tokens = ${usage?.cacheCreationInputTokens ?? null}::int,
              cache_read_input_tokens = ${usage?.cacheReadInputTokens ?? null}::int,
              output_tokens = ${usage?.outputTokens ?? null}::int,
              session_input_tokens = ${totals.input},
              session_cache_read_tokens = ${totals.cacheRead},
+             usage_source = ${account.source}::text,
+             requests = ${account.requests}::int,
+             cache_write_5m_tokens = ${account.cacheWrite5mTokens}::int,
+             cache_write_1h_tokens = ${account.cacheWrite1hTokens}::int,
+             cache_miss = ${json(account.cacheMiss)}::jsonb,
+             cache_miss_phrase = ${account.cacheMissPhrase}::text,
              cli_fallback = ${input.cliFallback},
              events = ${JSON.stringify(input.events)}::jsonb, finished_at = now()
        where id = ${input.turnId} and state = 'running' ${when}
@@ -85,7 +94,7 @@ function successSteps(input: TurnSuccess, when: RawBuilder<unknown>): RawBuilder
       update sessions
          set runtime_session_id = ${input.runtimeSessionId},
              resume_at_message_id = ${input.resumeAtMessageId},
-             cumulative_cost_usd = ${input.sessionCumulativeCostUsd}::double precision,
+             cumulative_cost_usd = ${total},
              turn_count = turn_count + 1, updated_at = now()
        where id = ${input.sessionId} ${when}
       returning id),

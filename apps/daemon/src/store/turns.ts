@@ -1,6 +1,8 @@
-import type { TokenUsage } from "@talkide/claude-cli";
+import type { LimitReached } from "@talkide/gateway";
 import { usageColumns } from "@talkide/turn-engine";
+import { type Expression, type RawBuilder, sql } from "kysely";
 import type { DaemonDb, TurnRow } from "../db/schema.ts";
+import type { TurnAccount } from "../scheduler/turn-account.ts";
 
 /** How a turn's process started (see migration 0004). */
 export interface TurnProcess {
@@ -68,53 +70,92 @@ export async function recordTurnProcess(
     .execute();
 }
 
-export interface TurnOutcome {
-  readonly ok: boolean;
-  readonly runtimeSessionId: string | null;
-  readonly failureReason: string | null;
-  readonly failureMessage: string | null;
-  readonly exitCode: number | null;
-  readonly costUsd: number | null;
-  readonly cumulativeCostUsd: number | null;
-  /** The tokens the runtime reported for the turn (a failed one too, when it reported a result). */
-  readonly usage: TokenUsage | null;
-  readonly events: readonly unknown[];
+/**
+ * A session's total with a turn's cost added (`total`: the session's `cumulative_cost_usd`
+ * before it), to 1e-10 USD as every amount; unchanged for a turn of unknown cost. The
+ * session's total is the sum of its turns: it never falls.
+ */
+export function sessionTotalAfter(
+  total: Expression<unknown>,
+  costUsd: number | null,
+): RawBuilder<number | null> {
+  return costUsd === null
+    ? sql<number | null>`${total}`
+    : sql<
+        number | null
+      >`round((coalesce(${total}, 0) + ${costUsd}::double precision)::numeric, 10)::double precision`;
 }
 
-/** Only a running turn can finish; a turn recovery already marked interrupted stays so. */
-export async function finishTurn(db: DaemonDb, id: string, outcome: TurnOutcome): Promise<void> {
-  await db
-    .updateTable("turns")
-    .set({
-      state: outcome.ok ? "completed" : "failed",
-      runtime_session_id: outcome.runtimeSessionId,
-      failure_reason: outcome.failureReason,
-      failure_message: outcome.failureMessage,
-      exit_code: outcome.exitCode,
-      cost_usd: outcome.costUsd,
-      cumulative_cost_usd: outcome.cumulativeCostUsd,
-      ...usageColumns(outcome.usage),
-      events: JSON.stringify(outcome.events),
-      finished_at: new Date(),
-    })
-    .where("id", "=", id)
-    .where("state", "=", "running")
-    .execute();
+/** The turn's figures as its columns (`turn-account.ts`). */
+function accountColumns(account: TurnAccount) {
+  return {
+    ...usageColumns(account.usage),
+    cost_usd: account.costUsd,
+    usage_source: account.source,
+    requests: account.requests,
+    cache_write_5m_tokens: account.cacheWrite5mTokens,
+    cache_write_1h_tokens: account.cacheWrite1hTokens,
+    cache_miss: account.cacheMiss === null ? null : JSON.stringify(account.cacheMiss),
+    cache_miss_phrase: account.cacheMissPhrase,
+  };
 }
 
-/** A turn the daemon itself stopped (shutdown): not the runtime's failure. */
-export async function interruptTurn(db: DaemonDb, id: string, message: string): Promise<void> {
-  await db
-    .updateTable("turns")
-    .set({
-      state: "interrupted",
-      failure_reason: "daemon_stopped",
-      failure_message: message,
-      finished_at: new Date(),
-    })
-    .where("id", "=", id)
-    .where("state", "=", "running")
-    .execute();
+/** How a turn ended that did not succeed. */
+export interface TurnEnd {
+  readonly state: "failed" | "interrupted";
+  readonly sessionId: string;
+  /** The runtime session it ran in, when it reported one (a failed turn). */
+  readonly runtimeSessionId?: string | null;
+  readonly failureReason: string;
+  readonly failureMessage: string;
+  readonly exitCode?: number | null;
+  /** What it used and cost: charged to the turn and its session, as a success's is. */
+  readonly account: TurnAccount | null;
+  /** The limit the gateway refused one of its requests over. */
+  readonly usageLimit?: LimitReached | null;
+}
+
+/**
+ * Ends a running turn that did not succeed: failed (the runtime's failure, the unknown-session
+ * restart, a limit) or interrupted (the daemon stopped during it). What it cost is charged to
+ * it and to its session as a success's cost is (the session's total is the sum of its turns).
+ * Only a running turn ends here: one that recovery marked interrupted already stays so.
+ */
+export async function endTurn(db: DaemonDb, id: string, end: TurnEnd): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const ended = await trx
+      .updateTable("turns")
+      .set({
+        state: end.state,
+        failure_reason: end.failureReason,
+        failure_message: end.failureMessage,
+        ...(end.runtimeSessionId === undefined ? {} : { runtime_session_id: end.runtimeSessionId }),
+        ...(end.exitCode === undefined ? {} : { exit_code: end.exitCode }),
+        ...(end.account === null ? {} : accountColumns(end.account)),
+        ...(end.usageLimit === undefined || end.usageLimit === null
+          ? {}
+          : { usage_limit: JSON.stringify(end.usageLimit) }),
+        finished_at: new Date(),
+      })
+      .where("id", "=", id)
+      .where("state", "=", "running")
+      .returning("id")
+      .executeTakeFirst();
+    if (ended === undefined || end.account === null) return;
+    const session = await trx
+      .updateTable("sessions")
+      .set({
+        cumulative_cost_usd: sessionTotalAfter(sql.ref("cumulative_cost_usd"), end.account.costUsd),
+      })
+      .where("id", "=", end.sessionId)
+      .returning("cumulative_cost_usd")
+      .executeTakeFirst();
+    await trx
+      .updateTable("turns")
+      .set({ cumulative_cost_usd: session?.cumulative_cost_usd ?? null })
+      .where("id", "=", id)
+      .execute();
+  });
 }
 
 export interface TurnFilter {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
+import { DEFAULT_LIMITS, DEFAULT_PRICES, GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { createLogger } from "@talkide/service-kit";
 import {
   ApiClient as ServiceApiClient,
@@ -25,11 +26,15 @@ export { makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "@talkide/ser
  * copied from a template made once per run (a daemon with extensions of its own migrates
  * theirs when it starts). A data directory that already has a database keeps it.
  */
-export const seedMigratedDaemonDataDir = migrationFoldersSeeder("daemon", [CORE_MIGRATIONS], {
-  // The work queue's tables too: pg-boss's install is about 0.15 s of WebAssembly a daemon.
-  files: [QUEUE_SCHEMA_BUILD],
-  prepare: (pglite) => WorkQueue.install(pglite),
-});
+export const seedMigratedDaemonDataDir = migrationFoldersSeeder(
+  "daemon",
+  [CORE_MIGRATIONS, GATEWAY_MIGRATIONS],
+  {
+    // The work queue's tables too: pg-boss's install is about 0.15 s of WebAssembly a daemon.
+    files: [QUEUE_SCHEMA_BUILD],
+    prepare: (pglite) => WorkQueue.install(pglite),
+  },
+);
 
 /**
  * A temporary directory on disk, for a suite whose agents run commands (with the real CLI):
@@ -61,6 +66,7 @@ export function testConfig(dataDir: string, overrides: Partial<DaemonConfig> = {
     hostId: "test-host",
     upstreamUrl: null,
     ticlawkEntry: null,
+    gateway: { limits: DEFAULT_LIMITS, prices: DEFAULT_PRICES },
     logLevel: "silent",
     ...overrides,
   };
@@ -128,6 +134,11 @@ export class ApiClient extends ServiceApiClient {
     );
     if (r.status !== 200) throw new Error(`delivery ${id}: ${JSON.stringify(r.body)}`);
     return r.body;
+  }
+
+  /** `POST /v1/deliveries/:id/retry`: a failed delivery back in line. */
+  async retry(id: string): Promise<ApiResponse<{ status: string; delivery: DeliveryView }>> {
+    return this.call("POST", `/v1/deliveries/${id}/retry`);
   }
 
   async sessions(query = ""): Promise<SessionView[]> {

@@ -28,10 +28,9 @@ const EXTRA = ["--exclude-dynamic-system-prompt-sections", "--allowedTools", "Ba
 /**
  * The turn's sandbox (issue 49) for an agent of a daemon on `dir` with no other agents: the
  * data dir and the CLI's config dir denied, the wrapper's dir and the session's env file
- * readable, no network (no upstream), the key (if this process has one) from its file.
+ * readable, no network (no upstream). No key in it: the model gateway holds the key.
  */
 function sandboxArgs(dir: string, workspace: string, sessionId: string): string[] {
-  const key = process.env["ANTHROPIC_API_KEY"] ?? process.env["ANTHROPIC_AUTH_TOKEN"] ?? "";
   return [
     "--settings",
     JSON.stringify(
@@ -39,7 +38,6 @@ function sandboxArgs(dir: string, workspace: string, sessionId: string): string[
         denyRead: [dir, join(dir, "claude")],
         allowRead: [join(dir, "bin"), join(dir, "turn-env", `${sessionId}.sh`)],
         allowedHosts: [],
-        apiKeyFile: key === "" ? null : join(dir, "provider-key"),
       }),
     ),
   ];
@@ -210,13 +208,22 @@ export function defineSessionSuite(backend: Backend): void {
           Object.entries(process.env).filter(
             ([key, value]) =>
               value !== undefined &&
-              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE)|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN)$/.test(
+              !/^(DATABASE_URL|TALKIDE_ADMIN_TOKEN|TALKIDE_DAEMON_.*|TICLAWK_.*|PG(PASSWORD|USER|HOST|PORT|DATABASE)|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN)$/.test(
                 key,
               ),
           ),
         );
+        // With a provider key in this process's environment the daemon runs its model gateway:
+        // the process gets the gateway's URL and a token of its own instead of the key.
+        const gateway = td.daemon.gatewayUrl;
         expect(r2.env).toEqual({
           ...inherited,
+          ...(gateway === null
+            ? {}
+            : {
+                ANTHROPIC_BASE_URL: gateway,
+                ANTHROPIC_API_KEY: expect.stringMatching(/^tkgw_/) as string,
+              }),
           FAKE_CLAUDE_RECORD: join(dir, "records.jsonl"),
           FAKE_CLAUDE_STATE_DIR: join(dir, "fake-claude"),
           PATH: `${join(dir, "bin")}:${process.env["PATH"] ?? ""}`,

@@ -15,7 +15,6 @@ import {
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
-import { PROVIDER_KEY_FILE } from "../runtime/provider-key.ts";
 import {
   makeDelivery,
   makeDiskTempDir,
@@ -42,6 +41,17 @@ interface Hit {
   readonly url: string;
   readonly authorization: string;
   readonly body: string;
+}
+
+/** The files under `dir` (recursively) whose bytes hold `secret`. */
+async function filesHolding(dir: string, secret: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const holding: string[] = [];
+  for (const entry of entries.filter((e) => e.isFile())) {
+    const path = join(entry.parentPath, entry.name);
+    if ((await readFile(path)).includes(secret)) holding.push(path);
+  }
+  return holding;
 }
 
 /**
@@ -182,8 +192,8 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
       td.daemon.adminToken,
       (await readFile(join(dataDir, "turn-credential-key"), "utf8")).trim(),
     ];
-    // The key went to the CLI in a file, and to no process's environment.
-    expect(await readFile(join(dataDir, PROVIDER_KEY_FILE), "utf8")).toBe(KEY);
+    // The key stays in the daemon's model gateway: no file of the data directory holds it.
+    expect(await filesHolding(dataDir, KEY)).toEqual([]);
     return { td, dataDir, bobWorkspace, secrets };
   }
 
@@ -265,13 +275,13 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
     it("lets ticlawk read no secret to send, and reach no other loopback port", async () => {
       const attach = (path: string) =>
         `ticlawk message send --attach ${path} <<'EOF'\nAttached.\nEOF`;
-      const [adminToken, key, credentialKey, other, environ, otherPort] = await turn(
+      const [adminToken, cliConfig, credentialKey, other, environ, otherPort] = await turn(
         d.td,
         "alice",
         "Attach",
         [
           attach(join(d.dataDir, "admin-token")),
-          attach(join(d.dataDir, PROVIDER_KEY_FILE)),
+          attach(join(d.td.daemon.config.claudeConfigDir, ".claude.json")),
           attach(join(d.dataDir, "turn-credential-key")),
           attach(join(d.bobWorkspace, "canary.txt")),
           attach("/proc/self/environ"),
@@ -279,7 +289,7 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
         ],
       );
       // The sandbox hides them: for the command they do not exist.
-      for (const refused of [adminToken, key, credentialKey, other]) {
+      for (const refused of [adminToken, cliConfig, credentialKey, other]) {
         expect(refused).toContain("attachment_not_found");
       }
       // The CLI's own permission check refuses this one before the sandbox (2.1.330); the
@@ -299,6 +309,9 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
 
     it("runs them in the sandbox: no secret read, nothing written outside, no other port", async () => {
       const daemonPort = new URL(d.td.daemon.url).port;
+      // The model gateway: the process's own token (which commands inherit) is worthless to them.
+      const gateway = d.td.daemon.gatewayUrl ?? "";
+      expect(gateway).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const apiPort = new URL(api.url).port;
       const curl = (url: string) =>
         `curl -sS -m 10 --noproxy '' -x "$HTTP_PROXY" ${url}; curl -sS -m 10 --noproxy '*' ${url}`;
@@ -313,13 +326,14 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
             "cat /proc/self/environ | tr '\\0' '\\n' | grep -E 'SANDBOX_RUNTIME|ANTHROPIC|KEYCANARY' | sed 's/^/self: /'",
             "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -E 'ANTHROPIC_API_KEY|KEYCANARY'",
           ].join("; "),
-          `cat ${join(d.dataDir, "admin-token")} ${join(d.dataDir, PROVIDER_KEY_FILE)} ${join(d.bobWorkspace, "canary.txt")}; ls -la ${d.dataDir} ${d.bobWorkspace}`,
+          `cat ${join(d.dataDir, "admin-token")} ${join(d.bobWorkspace, "canary.txt")}; ls -la ${d.dataDir} ${d.bobWorkspace}`,
           `grep -rs CANARY ${d.dataDir} ${d.bobWorkspace} ${join(d.dataDir, "..")} | head -20`,
           [
             curl(`${canary.url}/canary`),
             curl(`http://127.0.0.1:${daemonPort}/v1/health`),
             curl(`http://127.0.0.1:${apiPort}/v1/messages`),
             curl(`http://localhost:${daemonPort}/v1/health`),
+            curl(`-H "x-api-key: $ANTHROPIC_API_KEY" ${gateway}/v1/models`),
           ].join("; "),
           `echo planted > ${join(d.bobWorkspace, "planted.txt")}; echo planted > ${join(d.dataDir, "planted.txt")}`,
           `curl -sS -m 10 --noproxy '' -x "$HTTP_PROXY" ${hub.url}/hub/v1/server`,
@@ -329,12 +343,18 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
       // The commands ran, with an environment of their own, and read none of the secrets.
       expect(environment).toContain("SANDBOX_RUNTIME=1");
       expect(environment).toContain("self: SANDBOX_RUNTIME=1");
-      expect(environment).not.toContain("ANTHROPIC_API_KEY");
+      // The provider key is in no command's environment; what Claude Code hands its commands
+      // is at most its own token of the gateway, which no command can reach (below).
+      expect(environment).not.toContain("KEYCANARY");
+      for (const line of (environment ?? "").split(/\\n|\n/)) {
+        const token = /ANTHROPIC_API_KEY=([^\s"\\]*)/.exec(line)?.[1];
+        if (token !== undefined) expect(token).toMatch(/^tkgw_/);
+      }
       expect(files).toContain("No such file or directory");
       expect(search).not.toContain("CANARY");
       // No loopback port but the message service's: refused by the proxy, unreachable directly.
-      expect(ports?.match(/Connection blocked by network allowlist/g)).toHaveLength(4);
-      expect(ports?.match(/Couldn't connect to server/g)).toHaveLength(4);
+      expect(ports?.match(/Connection blocked by network allowlist/g)).toHaveLength(5);
+      expect(ports?.match(/Couldn't connect to server/g)).toHaveLength(5);
       expect(ports).not.toContain('"status"');
       expect(ports).not.toContain('"type":"error"');
       expect(canary.hits).toHaveLength(0);
