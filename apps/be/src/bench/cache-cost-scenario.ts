@@ -323,6 +323,8 @@ function initialFiles(request: RecordedRequest): string[] {
 
 export interface ScenarioResult {
   readonly steps: CostStep[];
+  /** Each step's turn as the service recorded why it wrote what it wrote (its `cacheMiss`). */
+  readonly why: ReadonlyArray<{ readonly reason: string; readonly phrase: string | null } | null>;
   /** Notes on what the steps showed beside the figures (a fallback's request, a reset). */
   readonly notes: string[];
 }
@@ -338,9 +340,14 @@ export async function backendScenario(root: string): Promise<ScenarioResult> {
   mkdirSync(dataDir, { recursive: true });
   const backend = new Backend(standIn, dataDir);
   const steps: CostStep[] = [];
+  const why: Array<{ reason: string; phrase: string | null } | null> = [];
   const notes: string[] = [];
-  const record = (step: CostStep): CostStep => {
+  const record = (step: CostStep & { readonly events: SseEvent[] }): CostStep => {
     steps.push(step);
+    // The gateway's reading of the turn's first request, as the turn record carries it.
+    const miss = terminalEvent(step.events).data["cacheMiss"] as
+      { reason: string; phrase: string | null } | null | undefined;
+    why.push(miss == null ? null : { reason: miss.reason, phrase: miss.phrase });
     return step;
   };
   try {
@@ -429,7 +436,7 @@ export async function backendScenario(root: string): Promise<ScenarioResult> {
     await backend.start();
     record(await backend.message(anna, a, "graceful restart after tool search went off, resumed"));
     record(await backend.message(anna, a, "warm turn"));
-    return { steps, notes };
+    return { steps, why, notes };
   } finally {
     await backend.stop();
     await standIn.fake.close();

@@ -52,6 +52,15 @@ async function scenarioPart(): Promise<void> {
   for (const line of costTable(costs)) say(line);
   say("");
   say(`Whole scenario: billed input ${totalRatio(costs).toFixed(2)}× the ideal.`);
+  say("");
+  say("Why each step wrote what it wrote, as the LLM gateway read it and the turn record says it:");
+  say("");
+  say("| step | cache write | reason | phrase |");
+  say("| --- | ---: | --- | --- |");
+  for (const [i, cost] of costs.entries()) {
+    const why = scenario.why[i] ?? null;
+    say(`| ${cost.label} | ${int(cost.write)} | ${why?.reason ?? "–"} | ${why?.phrase ?? "–"} |`);
+  }
   const decided = stepsTheProjectDecides(costs);
   if (decided.length !== costs.length) {
     say(
