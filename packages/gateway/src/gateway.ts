@@ -48,6 +48,11 @@ export interface GatewayOptions<DB> {
   readonly limits?: LimitSettings;
   readonly logger: Logger;
   readonly nameMiss?: MissNamer;
+  /**
+   * What the host calls a project in its limit messages ("This agent's daily spending limit
+   * …"); default "project".
+   */
+  readonly projectNoun?: string;
   /** ms since the epoch; tests pass their own to cross a TTL or a UTC day without waiting. */
   readonly clock?: () => number;
   /** A session's stored prompt is forgotten after this long without requests (default 30 days). */
@@ -206,7 +211,7 @@ export async function startGateway<DB>(options: GatewayOptions<DB>): Promise<Gat
 
   const checkLimits = async (scope: UsageScope): Promise<LimitReached | null> => {
     const used = await store.usedAmounts(scope, clock());
-    return reachedLimit(limits, used);
+    return reachedLimit(limits, used, options.projectNoun);
   };
 
   const nameMiss = (miss: MissExplanation, changed: ChangedText | null): string | null => {

@@ -42,6 +42,12 @@ describe("limits", () => {
     });
   });
 
+  it("names the project as the host calls it", () => {
+    expect(
+      reachedLimit(DEFAULT_LIMITS, { user: null, project: used(1, 500) }, "agent")?.message,
+    ).toMatch(/^This agent's monthly spending limit of \$500\.00 is reached/);
+  });
+
   it("counts tokens when a token cap is set, and ignores what is off", () => {
     const limits = limitSettings({
       TALKIDE_LIMIT_PROJECT_MONTH_TOKENS: 1_000_000,

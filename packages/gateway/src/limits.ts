@@ -96,6 +96,8 @@ export interface UsedAmounts {
 export function reachedLimit(
   settings: LimitSettings,
   used: { readonly user: UsedAmounts | null; readonly project: UsedAmounts },
+  /** What the host calls the gateway's project in a member's words ("project", "agent"). */
+  projectNoun = "project",
 ): LimitReached | null {
   for (const limit of settings) {
     if (limit.cap === null) continue;
@@ -107,7 +109,7 @@ export function reachedLimit(
         ...limit,
         cap: limit.cap,
         used: value,
-        message: limitMessage({ ...limit, cap: limit.cap }, value),
+        message: limitMessage({ ...limit, cap: limit.cap }, value, projectNoun),
       };
     }
   }
@@ -121,8 +123,12 @@ function amount(measure: LimitMeasure, value: number): string {
     : `${Math.round(value).toLocaleString("en-US")} tokens`;
 }
 
-function limitMessage(limit: LimitSetting & { readonly cap: number }, used: number): string {
-  const whose = limit.scope === "user" ? "Your" : "This project's";
+function limitMessage(
+  limit: LimitSetting & { readonly cap: number },
+  used: number,
+  projectNoun: string,
+): string {
+  const whose = limit.scope === "user" ? "Your" : `This ${projectNoun}'s`;
   const period = limit.period === "day" ? "daily" : "monthly";
   const what = limit.measure === "usd" ? "spending" : "token";
   const span = limit.period === "day" ? "today (UTC)" : "this month (UTC)";

@@ -148,5 +148,7 @@ export function startModelGateway(options: {
     prices: options.settings.prices,
     logger: options.logger.child({ component: "gateway" }),
     nameMiss: daemonMissPhrase,
+    // The gateway's project is an agent here (model-gateway.ts's keys).
+    projectNoun: "agent",
   });
 }
