@@ -266,10 +266,13 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
       return turn ?? null;
     }, "the turn to start");
 
-    /** What every process of the turn shows: its environment and arguments. */
+    /**
+     * What every process of the turn shows: its environment and arguments; null while its
+     * Claude Code process is not there yet (the turn is running before its process spawns).
+     */
     const readProcesses = async () => {
       const [cli] = await processesWithMarker("TALKIDE_TURN_ID", running.id);
-      if (cli === undefined) throw new Error("the turn's Claude Code process is not running");
+      if (cli === undefined) return null;
       const pids = [cli, ...(await descendantsOf(cli))];
       const seen: Array<{ pid: number; environ: string; cmdline: string }> = [];
       for (const pid of pids) {
@@ -289,7 +292,7 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
     // While the command runs in the sandbox: the CLI, bubblewrap, the shell, its sleep.
     const during = await waitFor(async () => {
       const read = await readProcesses();
-      return read.seen.some((p) => p.cmdline.startsWith("sleep")) ? read : null;
+      return read?.seen.some((p) => p.cmdline.startsWith("sleep")) === true ? read : null;
     }, "the agent's command to run");
     await writeFile(join(workspace, "release"), "");
     // While the model's answer is held.
@@ -298,6 +301,7 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
       "the request after the command",
     );
     const held = await readProcesses();
+    if (held === null) throw new Error("the turn's Claude Code process is not running");
     const cliEnviron = held.seen.find((p) => p.pid === held.cli)?.environ.split("\0") ?? [];
     const token = cliEnviron.find((v) => v.startsWith("ANTHROPIC_API_KEY="))?.slice(18) ?? "";
     expect(token).toMatch(/^tkgw_[A-Za-z0-9_-]{43}$/);
