@@ -7,13 +7,11 @@ import { assertDirectoriesIsolated } from "@talkide/turn-engine";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { nameCacheMiss } from "./agent/cache-miss-names.ts";
-import { claudeEnvironment } from "./agent/claude-env.ts";
 import { upstreamProxy } from "./agent/upstream-proxy.ts";
 import { announceServiceUrl, loadAdminToken } from "./auth/local-admin.ts";
 import {
   findBundledClaudePath,
-  HERMETIC_CLAUDE_ENV,
-  promptCacheTtlEnv,
+  launchEnv,
   killLeftoverProcesses,
   WarmProcessPool,
   assertSandboxAvailable,
@@ -79,6 +77,13 @@ export interface RunningService {
 
 /** A command name no PATH holds: turns then fail with claude_binary_missing, saying what to do. */
 const MISSING_CLAUDE = "claude-not-installed--set-TALKIDE_CLAUDE_PATH";
+
+/**
+ * The provider's address and credentials are the gateway's alone: never handed to the CLI,
+ * even when an operator lists them in the passthrough (the gateway takes
+ * `ANTHROPIC_AUTH_TOKEN` from there instead).
+ */
+const PROVIDER_VARIABLES = [/^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_BASE_URL)$/];
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
@@ -269,18 +274,22 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           : null,
         timeoutMs: config.turnTimeoutMs,
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-        env: () => ({
-          ...claudeEnvironment({
-            claudeConfigDir: config.claudeConfigDir,
+        // Nothing is inherited wholesale: the service's environment may hold a database URL
+        // with a password or other secrets, and whatever the CLI gets, the agent's tools can
+        // read. The gateway's URL and each process's own token are added per process.
+        env: () =>
+          launchEnv({
+            inherit: {
+              parentEnv,
+              names: config.claudeEnvPassthrough,
+              withheld: PROVIDER_VARIABLES,
+            },
+            configDir: config.claudeConfigDir,
             tmpDir: claudeTmpDir,
-            passthrough: config.claudeEnvPassthrough,
-            parentEnv,
+            quiet: true,
+            promptCacheTtl: config.promptCacheTtl,
+            overrides: options.claudeEnvOverrides,
           }),
-          // No auto memory, no git status block: nothing reaches the model we did not decide.
-          ...HERMETIC_CLAUDE_ENV,
-          ...promptCacheTtlEnv(config.promptCacheTtl),
-          ...options.claudeEnvOverrides,
-        }),
       },
     });
 

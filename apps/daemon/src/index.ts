@@ -7,7 +7,7 @@ export type { DaemonEvent, DaemonEventType, EventBus } from "./events/bus.ts";
 export { IntakeError, type IntakeResult } from "./intake/accept-delivery.ts";
 export { buildAgentEnv, type TurnIdentity } from "./runtime/agent-env.ts";
 export {
-  CLAUDE_CODE_EXTRA_ARGS,
+  AGENT_ALLOWED_TOOLS,
   ClaudeCodeRuntime,
   type ClaudeCodeRuntimeOptions,
   type ClaudeCodeTurn,

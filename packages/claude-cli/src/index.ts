@@ -1,6 +1,12 @@
 export { findBundledClaudePath } from "./bundled-claude.ts";
 export { buildClaudeArgs, MAX_ARGUMENT_BYTES, type ClaudeArgsOptions } from "./claude-args.ts";
 export { definedEntries } from "./child-env.ts";
+export {
+  launchArgs,
+  launchEnv,
+  type LaunchArgsRecipe,
+  type LaunchEnvRecipe,
+} from "./launch-recipe.ts";
 export { allInputTokens, cacheReuse, perTurnCostUsd } from "./cost.ts";
 export { ClaudeCliError, type ClaudeCliErrorCode } from "./errors.ts";
 export type {

@@ -1,4 +1,4 @@
-import { sandboxSettings, type SandboxPolicy } from "@talkide/claude-cli";
+import type { SandboxPolicy } from "@talkide/claude-cli";
 import type { MaraPluginDigest } from "@talkide/prompts";
 
 export interface ClaudeSettings {
@@ -35,7 +35,7 @@ export interface ClaudeSettings {
  * permission rule denies them all, so a delegation to one fails as a tool error instead of
  * handing the roster to an agent the seed says must not see it.
  */
-export const BUILT_IN_AGENTS_DENIED = [
+const BUILT_IN_AGENTS_DENIED = [
   "Agent(general-purpose)",
   "Agent(claude)",
   "Agent(statusline-setup)",
@@ -49,7 +49,7 @@ export const BUILT_IN_AGENTS_DENIED = [
  * cover every built-in tool that writes files; what a shell command writes is moved out of the
  * workspace before the next spawn (agent/quarantine.ts) and kept from it by the sandbox.
  */
-export const INSTRUCTION_FILES_DENIED = [
+const INSTRUCTION_FILES_DENIED = [
   "Edit(**/CLAUDE.md)",
   "Edit(**/CLAUDE.local.md)",
   "Edit(**/AGENTS.md)",
@@ -57,27 +57,8 @@ export const INSTRUCTION_FILES_DENIED = [
   "Edit(**/.mcp.json)",
 ] as const;
 
-/**
- * Claude Code flags beyond the ones every print-mode turn has. Excluding the dynamic system
- * prompt sections (working directory, date, git status) keeps the system prompt identical
- * across projects and turns, so the provider's prompt cache can be reused. The permission
- * mode and tool rules come from configuration: print mode cannot ask, so anything not
- * permitted up front is denied.
- */
-export function extraClaudeArgs(
-  settings: Pick<ClaudeSettings, "permissionMode" | "allowedTools" | "sandbox">,
-  workspaceDir: string,
-): string[] {
-  const args = [
-    "--exclude-dynamic-system-prompt-sections",
-    "--permission-mode",
-    settings.permissionMode,
-    "--disallowedTools",
-    [...BUILT_IN_AGENTS_DENIED, ...INSTRUCTION_FILES_DENIED].join(","),
-  ];
-  if (settings.allowedTools.length > 0)
-    args.push("--allowedTools", settings.allowedTools.join(","));
-  if (settings.sandbox !== undefined && settings.sandbox !== null)
-    args.push("--settings", JSON.stringify(sandboxSettings(workspaceDir, settings.sandbox)));
-  return args;
-}
+/** What Mara may never use: the built-in agents, and tools on instruction files. */
+export const MARA_DISALLOWED_TOOLS: readonly string[] = [
+  ...BUILT_IN_AGENTS_DENIED,
+  ...INSTRUCTION_FILES_DENIED,
+];

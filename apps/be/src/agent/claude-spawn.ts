@@ -6,14 +6,14 @@
  * @talkide/claude-cli, issue 15).
  */
 import {
-  buildClaudeArgs,
+  launchArgs,
   type SessionPoint,
   startupFileDigests,
   TURN_MARKER_VARIABLE,
   warmContextDigest,
 } from "@talkide/claude-cli";
 import type { ColdStart } from "@talkide/turn-engine";
-import { type ClaudeSettings, extraClaudeArgs } from "./claude-args.ts";
+import { type ClaudeSettings, MARA_DISALLOWED_TOOLS } from "./claude-args.ts";
 import type { PreparedSpawn } from "./spawn-preparation.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -22,12 +22,25 @@ export function warmKey(projectId: number): string {
   return `project:${projectId}`;
 }
 
-/** The arguments every process of this release starts with, before any resume flags. */
-function baseArgs(claude: ClaudeSettings, workspaceDir: string): string[] {
-  return buildClaudeArgs({
-    pluginDir: claude.pluginDir,
-    agent: claude.agentName,
-    extraArgs: extraClaudeArgs(claude, workspaceDir),
+/**
+ * The arguments of a process in `workspaceDir` (resuming at `point`; null: a new session, and
+ * the startup digest's arguments): Mara's plugin agent, the configured permission mode and
+ * tool rules (print mode cannot ask, so anything not permitted up front is denied), and the
+ * sandbox when a rule runs code.
+ */
+function claudeArgs(
+  claude: ClaudeSettings,
+  workspaceDir: string,
+  point: SessionPoint | null,
+): string[] {
+  return launchArgs({
+    cwd: workspaceDir,
+    systemPrompt: { pluginDir: claude.pluginDir, agent: claude.agentName },
+    resume: point,
+    permissionMode: claude.permissionMode,
+    disallowedTools: MARA_DISALLOWED_TOOLS,
+    allowedTools: claude.allowedTools,
+    sandbox: claude.sandbox ?? null,
   });
 }
 
@@ -47,7 +60,7 @@ export async function startupDigest(
   const startupFiles = await startupFileDigests(prepared.workspaceDir, prepared.instructionFiles);
   return warmContextDigest({
     args: [
-      ...baseArgs(claude, prepared.workspaceDir),
+      ...claudeArgs(claude, prepared.workspaceDir, null),
       `agent ${claude.pinned.agentSha256}`,
       `plugin ${claude.pinned.pluginSha256}`,
       `cwd ${prepared.workspaceDir}`,
@@ -78,13 +91,7 @@ export function coldStart(
   return {
     claudePath: claude.claudePath,
     cwd: workspaceDir,
-    args: buildClaudeArgs({
-      resumeSessionId: point?.id,
-      resumeAtMessageId: point?.at ?? undefined,
-      pluginDir: claude.pluginDir,
-      agent: claude.agentName,
-      extraArgs: extraClaudeArgs(claude, workspaceDir),
-    }),
+    args: claudeArgs(claude, workspaceDir, point),
     env: claude.env(),
     markerVariable: TURN_MARKER_VARIABLE,
     credential: () => gateway.issue({ projectKey }),

@@ -13,12 +13,15 @@ const turn: TurnIdentity = {
   turnEnvFile: "/data/turn-env/s-1.sh",
 };
 
+const claude = { claudeConfigDir: "/data/claude", promptCacheTtl: "5m" } as const;
+
 describe("buildAgentEnv", () => {
   it("carries the turn's identity and puts the ticlawk directory first on PATH", () => {
     const env = buildAgentEnv({
       baseEnv: { PATH: "/usr/bin:/bin", HOME: "/home/a", LANG: "C.UTF-8" },
       ticlawkBinDir: "/data/bin",
       turn,
+      ...claude,
     });
     expect(env).toEqual({
       PATH: "/data/bin:/usr/bin:/bin",
@@ -33,7 +36,27 @@ describe("buildAgentEnv", () => {
       TICLAWK_TURN_ID: "t-1",
       TICLAWK_DAEMON_URL: "http://127.0.0.1:7420",
       TICLAWK_TURN_ENV_FILE: "/data/turn-env/s-1.sh",
+      CLAUDE_CONFIG_DIR: "/data/claude",
+      CLAUDE_CODE_DISABLE_AUTO_MEMORY: "1",
+      CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1",
     });
+  });
+
+  it("keeps the daemon's Claude config dir and the hermetic variables over inherited ones, and sets the cache lifetime", () => {
+    const env = buildAgentEnv({
+      baseEnv: {
+        PATH: "/usr/bin",
+        CLAUDE_CONFIG_DIR: "/home/a/.claude",
+        CLAUDE_CODE_DISABLE_AUTO_MEMORY: "0",
+      },
+      ticlawkBinDir: "/data/bin",
+      turn,
+      claudeConfigDir: "/data/claude",
+      promptCacheTtl: "1h",
+    });
+    expect(env["CLAUDE_CONFIG_DIR"]).toBe("/data/claude");
+    expect(env["CLAUDE_CODE_DISABLE_AUTO_MEMORY"]).toBe("1");
+    expect(env["ENABLE_PROMPT_CACHING_1H"]).toBe("1");
   });
 
   it("withholds the daemon's secrets, the provider's credential and stale turn variables, and does not repeat the ticlawk dir", () => {
@@ -52,6 +75,7 @@ describe("buildAgentEnv", () => {
       },
       ticlawkBinDir: "/data/bin",
       turn,
+      ...claude,
     });
     expect(env["DATABASE_URL"]).toBeUndefined();
     expect(env["TALKIDE_ADMIN_TOKEN"]).toBeUndefined();
@@ -72,6 +96,7 @@ describe("buildAgentEnv", () => {
       ticlawkBinDir: "/data/bin",
       turn,
       extra: { TICLAWK_HUB_TOKEN: "agent-token", TICLAWK_AGENT_ID: "mallory", PATH: "/evil" },
+      ...claude,
     });
     expect(env["TICLAWK_HUB_TOKEN"]).toBe("agent-token");
     expect(env["TICLAWK_AGENT_ID"]).toBe("alice");

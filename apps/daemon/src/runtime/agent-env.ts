@@ -1,4 +1,5 @@
 import { delimiter } from "node:path";
+import { launchEnv, type PromptCacheTtl } from "@talkide/claude-cli";
 import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
 
 /**
@@ -31,7 +32,10 @@ import { TURN_ENV_FILE_VARIABLE } from "./turn-env-file.ts";
  * the extensions' variables) are written for each turn to `TICLAWK_TURN_ENV_FILE`, which the
  * `ticlawk` wrapper sources.
  *
- * PATH starts with the directory holding the daemon's `ticlawk` wrapper.
+ * PATH starts with the directory holding the daemon's `ticlawk` wrapper. Last, as for every
+ * host (`launchEnv` of @talkide/claude-cli): the daemon's own Claude config dir (never the
+ * operator's `~/.claude`, whose CLAUDE.md, rules and settings would reach every agent), no
+ * auto memory, no git status, and the configured prompt-cache lifetime.
  */
 export interface TurnIdentity {
   readonly agentId: string;
@@ -54,7 +58,7 @@ export const PER_TURN_VARIABLES: readonly string[] = [
 ];
 
 /** Daemon secrets and settings that an agent (which can run any shell command) must not see. */
-const WITHHELD = [
+const WITHHELD: readonly RegExp[] = [
   // The provider's credential (PROVIDER_CREDENTIAL_VARIABLES): only the gateway holds it.
   /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN)$/,
   /^DATABASE_URL$/,
@@ -69,23 +73,28 @@ export function buildAgentEnv(options: {
   readonly ticlawkBinDir: string;
   readonly turn: TurnIdentity;
   readonly extra?: Readonly<Record<string, string>>;
+  readonly claudeConfigDir: string;
+  readonly promptCacheTtl: PromptCacheTtl;
 }): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.baseEnv)) {
-    if (value === undefined || WITHHELD.some((pattern) => pattern.test(key))) continue;
-    env[key] = value;
-  }
+  const own: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.extra ?? {})) {
     // Extensions add their own variables; the turn's identity and PATH stay the daemon's.
     if (key === "PATH" || key in turnVariables(options.turn)) continue;
-    env[key] = value;
+    own[key] = value;
   }
   const inheritedPath = (options.baseEnv["PATH"] ?? "")
     .split(delimiter)
     .filter((dir) => dir !== "" && dir !== options.ticlawkBinDir);
-  env["PATH"] = [options.ticlawkBinDir, ...inheritedPath].join(delimiter);
-  Object.assign(env, turnVariables(options.turn));
-  return env;
+  own["PATH"] = [options.ticlawkBinDir, ...inheritedPath].join(delimiter);
+  Object.assign(own, turnVariables(options.turn));
+  return launchEnv({
+    inherit: { parentEnv: options.baseEnv, names: "all", withheld: WITHHELD },
+    hostEnv: own,
+    configDir: options.claudeConfigDir,
+    tmpDir: null,
+    quiet: false,
+    promptCacheTtl: options.promptCacheTtl,
+  });
 }
 
 function turnVariables(turn: TurnIdentity): Record<string, string> {

@@ -1,11 +1,11 @@
 import {
-  buildClaudeArgs,
   type ClaudeTurnResult,
   type ColdReason,
   detectClaudeVersion,
+  launchArgs,
   type OrphanWatchdog,
   type SandboxPolicy,
-  sandboxSettings,
+  type SessionPoint,
   startupFileDigests,
   TURN_MARKER_VARIABLE,
   warmContextDigest,
@@ -25,25 +25,15 @@ import type { ColdStart, ProcessCredential, TakenProcess } from "@talkide/turn-e
  * same request (WIRE-NOTES.md of @talkide/claude-cli).
  */
 /**
- * Arguments every turn gets after the standing prompt:
- * - `--exclude-dynamic-system-prompt-sections` moves the CLI's per-project memory section out
- *   of the system prompt (into the first user message), so the system blocks are the same
- *   bytes for every agent and workspace (prompt caching; see claude-cli's WIRE-NOTES.md);
- * - `--allowedTools Bash(ticlawk:*)` lets the agent run its only output channel, the
- *   `ticlawk` command, without a permission prompt (print mode denies what is not allowed).
- *
- * Then the turn's sandbox (`--settings`, see agent-sandbox.ts): a rule that runs commands
- * is allowed, so every command runs inside Claude Code's sandbox (issue 49).
+ * The tool rule of every turn: the agent runs its only output channel, the `ticlawk` command,
+ * without a permission prompt (print mode denies what is not allowed). It runs code, so every
+ * turn runs with Claude Code's sandbox (`turn.sandbox`, agent-sandbox.ts; issue 49).
  */
-export const CLAUDE_CODE_EXTRA_ARGS: readonly string[] = [
-  "--exclude-dynamic-system-prompt-sections",
-  "--allowedTools",
-  "Bash(ticlawk:*)",
-];
+export const AGENT_ALLOWED_TOOLS: readonly string[] = ["Bash(ticlawk:*)"];
 
 export interface ClaudeCodeRuntimeOptions {
   readonly claudePath: string;
-  /** The operator's arguments, after `CLAUDE_CODE_EXTRA_ARGS`. */
+  /** The operator's arguments, after the daemon's own. */
   readonly extraArgs?: readonly string[] | undefined;
   readonly timeoutMs: number;
   /** Grace between SIGTERM and SIGKILL of a turn's process group. */
@@ -137,21 +127,20 @@ export class ClaudeCodeRuntime {
     return this.#warm.close();
   }
 
-  #baseArgs(turn: ClaudeCodeTurn): string[] {
-    return buildClaudeArgs({
-      appendSystemPrompt: turn.standingPrompt,
-      extraArgs: this.#extraArgs(turn),
+  /**
+   * The arguments of a process of the turn (resuming at `resume`; null: a new session, and the
+   * warm fingerprint's arguments): the standing prompt appended to the system prompt,
+   * `ticlawk` allowed, the turn's sandbox, then the operator's arguments.
+   */
+  #args(turn: ClaudeCodeTurn, resume: SessionPoint | null): string[] {
+    return launchArgs({
+      cwd: turn.cwd,
+      systemPrompt: { append: turn.standingPrompt },
+      resume,
+      allowedTools: AGENT_ALLOWED_TOOLS,
+      sandbox: turn.sandbox,
+      extraArgs: this.#options.extraArgs,
     });
-  }
-
-  /** The daemon's arguments, the turn's sandbox, then the operator's. */
-  #extraArgs(turn: ClaudeCodeTurn): string[] {
-    return [
-      ...CLAUDE_CODE_EXTRA_ARGS,
-      "--settings",
-      JSON.stringify(sandboxSettings(turn.cwd, turn.sandbox)),
-      ...(this.#options.extraArgs ?? []),
-    ];
   }
 
   /** What a process of the turn reads at start besides the session: its warm fingerprint. */
@@ -159,7 +148,7 @@ export class ClaudeCodeRuntime {
     const perTurn = new Set([...turn.perTurnVariables, TURN_MARKER_VARIABLE]);
     const startupFiles = await startupFileDigests(turn.cwd, turn.instructionFiles);
     return warmContextDigest({
-      args: [...this.#baseArgs(turn), `cwd ${turn.cwd}`],
+      args: [...this.#args(turn, null), `cwd ${turn.cwd}`],
       env: Object.fromEntries(Object.entries(turn.env).filter(([name]) => !perTurn.has(name))),
       files: startupFiles,
     });
@@ -179,18 +168,10 @@ export class ClaudeCodeRuntime {
     return {
       claudePath: this.#options.claudePath,
       cwd: turn.cwd,
-      args: buildClaudeArgs({
-        appendSystemPrompt: turn.standingPrompt,
-        ...(resumeId === null
-          ? {}
-          : {
-              resumeSessionId: resumeId,
-              ...(turn.resumeAtMessageId === null
-                ? {}
-                : { resumeAtMessageId: turn.resumeAtMessageId }),
-            }),
-        extraArgs: this.#extraArgs(turn),
-      }),
+      args: this.#args(
+        turn,
+        resumeId === null ? null : { id: resumeId, at: turn.resumeAtMessageId },
+      ),
       env: turn.env,
       markerVariable: TURN_MARKER_VARIABLE,
       ...(this.#options.killGraceMs === undefined

@@ -3,8 +3,6 @@ import { join } from "node:path";
 import {
   cliFallbackOfTurn,
   definedEntries,
-  HERMETIC_CLAUDE_ENV,
-  promptCacheTtlEnv,
   type PromptCacheTtl,
   type OrphanWatchdog,
   type SessionPoint,
@@ -374,6 +372,8 @@ async function beginAttempt(
       turnEnvFile,
     },
     extra,
+    claudeConfigDir: ctx.claudeConfigDir,
+    promptCacheTtl: ctx.promptCacheTtl,
   });
   // What changes per turn reaches `ticlawk` through the session's file as well, since a kept
   // process keeps the environment of the turn that started it.
@@ -387,15 +387,7 @@ async function beginAttempt(
     standingPrompt: ctx.standingPrompt.text,
     resumeRuntimeSessionId: resumeId,
     resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
-    // Last: the daemon's own Claude config dir (never the operator's `~/.claude`, whose
-    // CLAUDE.md, rules and settings would reach every agent), no auto memory, no git status,
-    // and the configured prompt-cache lifetime.
-    env: {
-      ...env,
-      CLAUDE_CONFIG_DIR: ctx.claudeConfigDir,
-      ...HERMETIC_CLAUDE_ENV,
-      ...promptCacheTtlEnv(ctx.promptCacheTtl),
-    },
+    env,
     perTurnVariables,
     sessionKey: sessionId,
     instructionFiles,
