@@ -6,7 +6,7 @@ import {
   startOrphanWatchdog,
   TURN_MARKER_VARIABLE,
 } from "@talkide/claude-cli";
-import { GATEWAY_MIGRATIONS, type Gateway } from "@talkide/gateway";
+import { GATEWAY_MIGRATIONS, usagePeriods, type Gateway } from "@talkide/gateway";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
 import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
@@ -31,6 +31,7 @@ import { acceptDelivery, type IntakeResult } from "./intake/accept-delivery.ts";
 import { daemonSandbox } from "./runtime/agent-sandbox.ts";
 import { ClaudeCodeRuntime } from "./runtime/claude-code.ts";
 import {
+  agentProjectKey,
   modelProviderOf,
   PROVIDER_CREDENTIAL_VARIABLES,
   startModelGateway,
@@ -278,6 +279,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       hostId: config.hostId,
       accept,
       retry: (deliveryId) => scheduler.retry(deliveryId),
+      usage: async (agentId) =>
+        gateway === null
+          ? null
+          : usagePeriods(
+              await gateway.projectTotals(agentProjectKey(agentId)),
+              gateway.limits,
+              "project",
+            ),
       closing: closing.signal,
       status: () => ({
         concurrency: scheduler.concurrency,

@@ -40,3 +40,4 @@ export {
 export { gatewaySettingsFromEnv, PRICES_FILE_SETTING, type GatewaySettings } from "./settings.ts";
 export type { ProjectTotals, TurnUsage } from "./store.ts";
 export type { RequestUsage } from "./usage.ts";
+export { usagePeriods, type PeriodUsage } from "./usage-periods.ts";

@@ -1,5 +1,5 @@
 import type { ProjectUsage } from "@talkide/be-api";
-import type { LimitSettings, ProjectTotals } from "@talkide/gateway";
+import { usagePeriods } from "@talkide/gateway";
 import type { FastifyInstance } from "fastify";
 import { projectUsageKey, userUsageKey } from "../agent/usage-keys.ts";
 import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
@@ -20,33 +20,9 @@ export function registerUsageRoute(app: FastifyInstance, deps: AppDependencies):
       gateway.userTotals(userUsageKey(user.id)),
     ]);
     return {
-      project: periods(project, gateway.limits, "project"),
-      you: periods(you, gateway.limits, "user"),
+      project: usagePeriods(project, gateway.limits, "project"),
+      you: usagePeriods(you, gateway.limits, "user"),
       demoModel: usage.demoModel,
     };
   });
-}
-
-function periods(
-  totals: ProjectTotals,
-  limits: LimitSettings,
-  scope: "project" | "user",
-): ProjectUsage["project"] {
-  const cap = (period: "day" | "month", measure: "usd" | "tokens"): number | null =>
-    limits.find((l) => l.scope === scope && l.period === period && l.measure === measure)?.cap ??
-    null;
-  return {
-    today: {
-      since: totals.day.since,
-      usd: totals.day.usd,
-      tokens: totals.day.tokens,
-      limits: { usd: cap("day", "usd"), tokens: cap("day", "tokens") },
-    },
-    month: {
-      since: totals.month.since,
-      usd: totals.month.usd,
-      tokens: totals.month.tokens,
-      limits: { usd: cap("month", "usd"), tokens: cap("month", "tokens") },
-    },
-  };
 }

@@ -11,7 +11,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { IntakeResult } from "../intake/accept-delivery.ts";
 import { countDeliveriesByState } from "../store/deliveries.ts";
 import { requireScope } from "./auth.ts";
-import { registerAgentRoutes } from "./routes/agents.ts";
+import { registerAgentRoutes, type AgentUsage } from "./routes/agents.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerIntakeRoute } from "./routes/intake.ts";
 import { registerReadRoutes } from "./routes/read-api.ts";
@@ -27,6 +27,8 @@ export interface ServerDeps {
   /** The turns' `CLAUDE_CONFIG_DIR`: a new workspace is checked against it at registration. */
   readonly claudeConfigDir: string;
   readonly accept: (agentId: string, body: unknown) => Promise<IntakeResult>;
+  /** An agent's spend today and this month at the model gateway (`GET /v1/agents/:id/usage`). */
+  readonly usage: AgentUsage;
   /** Puts a failed delivery back in line; false when it was not failed. */
   readonly retry: (deliveryId: string) => Promise<boolean>;
   readonly status: () => {
@@ -68,7 +70,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   registerIntakeRoute(app, deps.db, deps.accept);
-  registerAgentRoutes(app, deps.db, deps.events, deps.claudeConfigDir);
+  registerAgentRoutes(app, deps.db, deps.events, deps.claudeConfigDir, deps.usage);
   registerReadRoutes(app, deps.db);
   registerRetryRoute(app, deps.db, deps.events, deps.retry);
   registerTokenRoutes(app, deps.db);

@@ -456,6 +456,19 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
       turns.slice(0, 4).reduce((sum, { turn }) => sum + (turn?.costUsd ?? 0), 0),
       9,
     );
+    // The agent's spend today and this month: the sum of its turns, beside the default caps.
+    const spent = turns.reduce((sum, { turn }) => sum + (turn?.costUsd ?? 0), 0);
+    const usage = await td.api.call<{
+      gateway: boolean;
+      today: { usd: number; tokens: number; limits: { usd: number | null } };
+      month: { usd: number; limits: { usd: number | null } };
+    }>("GET", "/v1/agents/alice/usage");
+    expect(usage.status).toBe(200);
+    expect(usage.body.gateway).toBe(true);
+    expect(usage.body.today.usd).toBeCloseTo(spent, 9);
+    expect(usage.body.month.usd).toBeCloseTo(spent, 9);
+    expect([usage.body.today.limits.usd, usage.body.month.limits.usd]).toEqual([50, 500]);
+    expect((await td.api.call("GET", "/v1/agents/nobody/usage")).status).toBe(404);
     expectOnlyTheKeyReachedTheProvider();
     await td.stop();
   }, 600_000);

@@ -15,6 +15,7 @@ import {
 } from "../../store/agents.ts";
 import { listSessions } from "../../store/sessions.ts";
 import { ApiError, parseInput } from "@talkide/service-kit";
+import type { PeriodUsage } from "@talkide/gateway";
 import { requireScope } from "../auth.ts";
 import { agentView, sessionView } from "../views.ts";
 
@@ -26,11 +27,17 @@ const agentParams = z.object({
 const NO_SUCH_AGENT =
   "No agent with this id is registered; talkide-daemon agent list shows those that are.";
 
+/** An agent's spend and tokens today and this month; null when no model gateway runs. */
+export type AgentUsage = (
+  agentId: string,
+) => Promise<{ readonly today: PeriodUsage; readonly month: PeriodUsage } | null>;
+
 export function registerAgentRoutes(
   app: FastifyInstance,
   db: DaemonDb,
   events: EventBus,
   claudeConfigDir: string,
+  usage: AgentUsage,
 ): void {
   const admin = { preHandler: requireScope(db, []) };
 
@@ -44,6 +51,22 @@ export function registerAgentRoutes(
     if (agent === undefined) throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
     const sessions = await listSessions(db, { agentId, liveOnly: true, limit: 1000 });
     return { agent: agentView(agent), liveSessions: sessions.map(sessionView) };
+  });
+
+  // What an agent's turns cost today and this month, exact as the model gateway recorded them,
+  // beside the operator's caps; null periods when no gateway runs (the CLI's own login).
+  app.get("/v1/agents/:agentId/usage", admin, async (request) => {
+    const { agentId } = parseInput(agentParams, request.params, "invalid_params");
+    if ((await getAgent(db, agentId)) === undefined) {
+      throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
+    }
+    const periods = await usage(agentId);
+    return {
+      agentId,
+      gateway: periods !== null,
+      today: periods?.today ?? null,
+      month: periods?.month ?? null,
+    };
   });
 
   /** Registers or rebinds an agent; the same binding again is a no-op (200). */
