@@ -148,7 +148,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // The embedded database admits one process, so its running turns belong to a process that
     // is gone: they are failed (and their processes ended) before the first turn, without
     // waiting out the lease. On a server, only leases decide: live instances own their work.
-    // (The queue's rule, the daemon's too.)
+    // (The queue's rule, the daemon's too.) Here before the check for turns without a job; the
+    // runner's worker loop asks again at its start and finds none.
     await queue.reclaimAtStart();
     const withoutJob = await failTurnsWithoutJob(database.db, queue);
     if (withoutJob.length > 0) {

@@ -12,3 +12,4 @@ export {
   WorkQueue,
   type WorkQueueOptions,
 } from "./work-queue.ts";
+export { WorkerLoop, type WorkerLoopOptions } from "./worker-loop.ts";

@@ -2,7 +2,7 @@
  * The public face of Mara's turns: takes members' messages into the turn queue, runs the
  * queue's jobs on this instance (see turn-lifecycle.ts) and stops cleanly.
  */
-import { QueueFullError, type WorkQueue } from "@talkide/work-queue";
+import { QueueFullError, WorkerLoop, type WorkQueue } from "@talkide/work-queue";
 import type { Kysely } from "kysely";
 import { ApiError } from "@talkide/service-kit";
 import { pruneMovedWarmProcesses } from "@talkide/turn-engine";
@@ -39,8 +39,6 @@ export interface TurnRunnerOptions extends Omit<TurnServices, "hub"> {
 export class TurnRunner {
   readonly hub = new TurnEventHub();
   readonly notifications: TurnEventNotifications;
-  private readonly abort = new AbortController();
-  private closing = false;
   private readonly options: TurnRunnerOptions;
   private readonly services: TurnServices;
   private stopPruning: () => void = () => undefined;
@@ -49,9 +47,20 @@ export class TurnRunner {
   /** The turns running here, each with the switch a member's stop turns off. */
   private readonly stoppable = new Map<string, AbortController>();
   private readonly stopListening: () => void;
+  /** Takes the queue's jobs to runTurn on this instance; abandoned turns are recorded failed. */
+  private readonly loop: WorkerLoop<TurnJob>;
 
   constructor(options: TurnRunnerOptions) {
     this.options = options;
+    this.loop = new WorkerLoop({
+      queue: options.queue,
+      run: (job, signal) => this.runQueued(job.data.turnId, signal),
+      abandoned: (job) => failAbandonedTurn(options.db, options.logger, job),
+      // A job must finish: a failed turn is recorded, never left to hold the project's lane.
+      runFailed: (job, error) => {
+        options.logger.error({ err: error, turnId: job.data.turnId }, "turn runner failed");
+      },
+    });
     this.notifications = options.notifications;
     const { db, logger, claude, layout, writeHooks, watchdog, warm, demoModel, gateway } = options;
     this.services = {
@@ -79,7 +88,7 @@ export class TurnRunner {
     memberId: string;
     prompt: string;
   }): Promise<TurnRow> {
-    if (this.closing) {
+    if (this.loop.stopping) {
       throw new ApiError(
         503,
         "service_stopping",
@@ -152,10 +161,7 @@ export class TurnRunner {
       sessionPoints: projectSessionPoints(this.options.db),
       log: this.options.logger,
     });
-    return this.options.queue.work(
-      (job, signal) => this.runQueued(job.data.turnId, signal),
-      (job) => failAbandonedTurn(this.options.db, this.options.logger, job),
-    );
+    return this.loop.start();
   }
 
   private liveTurn(turnId: string, stored: readonly StoredTurnEvent[]): LiveTurn {
@@ -165,30 +171,24 @@ export class TurnRunner {
     );
   }
 
-  private async runQueued(turnId: string, jobSignal: AbortSignal): Promise<void> {
+  private async runQueued(turnId: string, signal: AbortSignal): Promise<void> {
+    // Open already when its message came to this instance and started it here.
+    const live =
+      this.hub.get(turnId) ?? this.liveTurn(turnId, await loadTurnEvents(this.options.db, turnId));
+    const startedHere = this.startedHere.get(turnId);
+    this.startedHere.delete(turnId);
+    const stop = new AbortController();
+    this.stoppable.set(turnId, stop);
     try {
-      // Open already when its message came to this instance and started it here.
-      const live =
-        this.hub.get(turnId) ??
-        this.liveTurn(turnId, await loadTurnEvents(this.options.db, turnId));
-      const startedHere = this.startedHere.get(turnId);
-      this.startedHere.delete(turnId);
-      const stop = new AbortController();
-      this.stoppable.set(turnId, stop);
-      try {
-        await runTurn(
-          this.services,
-          turnId,
-          live,
-          AbortSignal.any([this.abort.signal, jobSignal, stop.signal]),
-          startedHere,
-        );
-      } finally {
-        this.stoppable.delete(turnId);
-      }
-    } catch (error) {
-      // A job must finish: a failed turn is recorded, never left to hold the project's lane.
-      this.options.logger.error({ err: error, turnId }, "turn runner failed");
+      await runTurn(
+        this.services,
+        turnId,
+        live,
+        AbortSignal.any([signal, stop.signal]),
+        startedHere,
+      );
+    } finally {
+      this.stoppable.delete(turnId);
     }
   }
 
@@ -210,13 +210,11 @@ export class TurnRunner {
    * restart, runs them.
    */
   async close(): Promise<void> {
-    this.closing = true;
+    const stopping = this.loop.stop();
     this.stopListening();
-    // First no new job, then abort: a queued turn must stay queued for another instance (or
-    // the next start), not start here with an aborted signal and fail.
-    this.options.queue.stopTaking();
-    this.abort.abort();
-    await this.options.queue.close();
+    // No new job, the running turns aborted and settled, the queue closed (a queued turn stays
+    // queued for another instance or the next start).
+    await stopping;
     // No turn runs any more: the kept processes end with the instance.
     this.stopPruning();
     // A job put back unstarted while stopping runs elsewhere, from a claim.

@@ -1,5 +1,6 @@
 import {
   ABANDONED_CODE,
+  WorkerLoop,
   WorkQueue,
   type AbandonedJob,
   type QueueConnection,
@@ -82,17 +83,21 @@ export class Scheduler {
   readonly #db: DaemonDb;
   readonly #queue: WorkQueue<DeliveryJob>;
   readonly #options: SchedulerOptions;
-  readonly #running = new Set<Promise<void>>();
   /** Each agent's workspace as its last claimed delivery named it (see `#runDelivery`). */
   readonly #workspaces = new Map<string, string>();
-  readonly #abort = new AbortController();
+  /** Takes the queue's jobs to `#runDelivery` on this daemon; abandoned ones to `#abandoned`. */
+  readonly #loop: WorkerLoop<DeliveryJob>;
   #ctx: TurnContext | null = null;
-  #stopping: Promise<void> | null = null;
 
   private constructor(db: DaemonDb, queue: WorkQueue<DeliveryJob>, options: SchedulerOptions) {
     this.#db = db;
     this.#queue = queue;
     this.#options = options;
+    this.#loop = new WorkerLoop({
+      queue,
+      run: (job, signal) => this.#run(job, signal),
+      abandoned: (job) => this.#abandoned(job),
+    });
   }
 
   /** Opens the queue (installs pg-boss's schema when missing, safe from several daemons). */
@@ -110,7 +115,7 @@ export class Scheduler {
   }
 
   get runningCount(): number {
-    return this.#running.size;
+    return this.#loop.running;
   }
 
   get concurrency(): number {
@@ -203,28 +208,13 @@ export class Scheduler {
    */
   async start(ctx: Omit<TurnContext, "requeue">): Promise<void> {
     this.#ctx = { ...ctx, requeue: (id) => this.requeue(id) };
-    await this.#queue.reclaimAtStart();
-    await this.#queue.work(
-      (job, signal) => this.#run(job, signal),
-      (job) => this.#abandoned(job),
-    );
+    await this.#loop.start();
   }
 
-  async #run(job: QueuedJob<DeliveryJob>, jobSignal: AbortSignal): Promise<void> {
+  async #run(job: QueuedJob<DeliveryJob>, signal: AbortSignal): Promise<void> {
     const ctx = this.#ctx;
     if (ctx === null) return;
-    const run = this.#runDelivery(
-      ctx,
-      job.data.deliveryId,
-      laneAgent(job.key),
-      AbortSignal.any([this.#abort.signal, jobSignal]),
-    );
-    this.#running.add(run);
-    try {
-      await run;
-    } finally {
-      this.#running.delete(run);
-    }
+    await this.#runDelivery(ctx, job.data.deliveryId, laneAgent(job.key), signal);
   }
 
   async #runDelivery(
@@ -371,15 +361,7 @@ export class Scheduler {
    * daemons (or the next start).
    */
   stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      // First no new job, then abort: a delivery an aborted turn puts back in line must wait
-      // for another daemon (or the next start), not run here again with an aborted signal.
-      this.#queue.stopTaking();
-      this.#abort.abort();
-      await Promise.allSettled([...this.#running]);
-      await this.#queue.close();
-    })();
-    return this.#stopping;
+    return this.#loop.stop();
   }
 }
 
