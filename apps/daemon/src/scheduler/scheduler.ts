@@ -150,34 +150,25 @@ export class Scheduler {
   }
 
   /** Puts a running delivery back at the end of its lane (a new job); false if it was not running. */
-  async requeue(deliveryId: string): Promise<boolean> {
-    const row = await this.#db
-      .selectFrom("deliveries")
-      .select(["agent_id", "conversation_id"])
-      .where("id", "=", deliveryId)
-      .executeTakeFirst();
-    if (row === undefined) return false;
-    try {
-      await this.#queue.enqueue(
-        laneKey(row.agent_id, row.conversation_id),
-        NO_LIMIT,
-        async (trx) => {
-          if (!(await requeueDelivery(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
-          return { data: { deliveryId }, result: true };
-        },
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof NotEnqueued) return false;
-      throw error;
-    }
+  requeue(deliveryId: string): Promise<boolean> {
+    return this.#backInLine(deliveryId, requeueDelivery, {});
   }
 
   /**
    * Puts a failed delivery back at the end of its lane (a new job, written with the state
-   * change); false if it was not failed.
+   * change); false if it was not failed. An idle lane starts it here at once, as a new
+   * delivery does.
    */
-  async retry(deliveryId: string): Promise<boolean> {
+  retry(deliveryId: string): Promise<boolean> {
+    return this.#backInLine(deliveryId, retryDelivery, { runHere: true });
+  }
+
+  /** A new job for the delivery, written with `change` (false: not in the state it needs). */
+  async #backInLine(
+    deliveryId: string,
+    change: (db: DaemonDb, deliveryId: string) => Promise<boolean>,
+    options: { readonly runHere?: boolean },
+  ): Promise<boolean> {
     const row = await this.#db
       .selectFrom("deliveries")
       .select(["agent_id", "conversation_id"])
@@ -189,11 +180,10 @@ export class Scheduler {
         laneKey(row.agent_id, row.conversation_id),
         NO_LIMIT,
         async (trx) => {
-          if (!(await retryDelivery(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
+          if (!(await change(asDaemonDb(trx), deliveryId))) throw new NotEnqueued(false);
           return { data: { deliveryId }, result: true };
         },
-        // An idle lane starts it here at once, as a new delivery does.
-        { runHere: true },
+        options,
       );
       return true;
     } catch (error) {
