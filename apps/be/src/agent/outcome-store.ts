@@ -39,7 +39,7 @@ export async function recordOutcome(
   /** What changed in our instruction files before the turn, in a member's words. */
   changedSections: readonly string[] = [],
 ): Promise<void> {
-  const { db, logger } = services;
+  const { logger } = services;
   // What the turn cost and used is what the gateway saw of its requests, exactly.
   const figures = await exactFigures(services, turn.id, changedSections);
   if (classified.kind !== "succeeded") {
@@ -50,17 +50,6 @@ export async function recordOutcome(
       refusal === null
         ? classified.error
         : { code: "usage_limit_reached", message: refusal.message };
-    if (resumedFrom !== undefined && result.totalCostUsd !== null && result.sessionId !== null) {
-      // Money was spent inside the session; the next turn's difference must not count it twice.
-      await db
-        .updateTable("agent_sessions")
-        .set({
-          cumulative_cost_usd: result.totalCostUsd,
-          updated_at: sql<string>`clock_timestamp()`,
-        })
-        .where("id", "=", resumedFrom.id)
-        .execute();
-    }
     // The CLI's own words (which may name the gateway or advise `/login`) are for the
     // operator's log; the turn record and the stream get a code and our message.
     logger.warn(
@@ -100,7 +89,6 @@ export async function recordOutcome(
     sessionId: result.sessionId,
     lastMessageId: result.lastMessageId,
     resultText: result.resultText,
-    cliCumulative: result.totalCostUsd,
     figures,
     // Recorded, and the session continues: see "A gateway that refuses deferred tools" in the
     // README (a new session would pay a whole prefix write and meet the same refusal).
@@ -315,8 +303,6 @@ interface SucceededOutcome {
   readonly sessionId: string;
   readonly lastMessageId: string | null;
   readonly resultText: string;
-  /** The CLI's running total (kept on the session for the pipeline's own bookkeeping only). */
-  readonly cliCumulative: number | null;
   readonly figures: ExactFigures;
   /** The CLI's fallback during the turn that makes the session's later requests heavier. */
   readonly cliFallback: CliFallback | null;
@@ -362,7 +348,6 @@ async function storeAppendedOutcome(
     ), session AS (
       UPDATE agent_sessions SET
         claude_session_id = ${outcome.sessionId},
-        cumulative_cost_usd = ${outcome.cliCumulative},
         resume_at_message_id = ${outcome.lastMessageId},
         updated_at = clock_timestamp()
       WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM transcript)
@@ -438,7 +423,6 @@ async function storeOutcome(
         .updateTable("agent_sessions")
         .set({
           claude_session_id: outcome.sessionId,
-          cumulative_cost_usd: outcome.cliCumulative,
           resume_at_message_id: outcome.lastMessageId,
           updated_at: sql<string>`clock_timestamp()`,
         })
@@ -457,7 +441,6 @@ async function storeOutcome(
         .values({
           project_id: turn.project_id,
           claude_session_id: outcome.sessionId,
-          cumulative_cost_usd: outcome.cliCumulative,
           resume_at_message_id: outcome.lastMessageId,
           agent_sha256: services.claude.pinned.agentSha256,
           plugin_sha256: services.claude.pinned.pluginSha256,

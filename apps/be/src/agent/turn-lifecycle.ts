@@ -201,7 +201,9 @@ function backendHost(
         turnId: turn.id,
         key: warmKey(turn.project_id),
         sessionKey: session?.id ?? null,
-        previousCumulativeCostUsd: session?.cumulative_cost_usd ?? null,
+        // A turn's cost is the gateway's exact figure (outcome-store.ts), not the difference of
+        // the CLI's running totals: none is kept.
+        previousCumulativeCostUsd: null,
         userKey,
         changedSections: context.changedSections,
         cold: coldStart(services, context.workspaceDir, point, context.projectKey),
