@@ -89,6 +89,16 @@ async function descendantsOf(root: number): Promise<number[]> {
   return found;
 }
 
+/** Of `pids`, the first whose parent is not among them (the root of their tree). */
+async function topmostOf(pids: readonly number[]): Promise<number | undefined> {
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    const parent = Number(/\) \S (\d+)/.exec(stat)?.[1]);
+    if (!pids.includes(parent)) return pid;
+  }
+  return undefined;
+}
+
 /** Every file under `dir`, as bytes (gzip decompressed: nothing may hide in a compressed one). */
 async function filesUnder(dir: string): Promise<Array<{ path: string; text: string }>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
@@ -271,7 +281,9 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
      * Claude Code process is not there yet (the turn is running before its process spawns).
      */
     const readProcesses = async () => {
-      const [cli] = await processesWithMarker("TALKIDE_TURN_ID", running.id);
+      // The command's processes inherit the marker too: the CLI is the one whose parent has it
+      // not (pids may wrap, so the lowest is not always the CLI).
+      const cli = await topmostOf(await processesWithMarker("TALKIDE_TURN_ID", running.id));
       if (cli === undefined) return null;
       const pids = [cli, ...(await descendantsOf(cli))];
       const seen: Array<{ pid: number; environ: string; cmdline: string }> = [];
