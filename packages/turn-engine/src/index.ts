@@ -25,3 +25,29 @@ export {
   type SessionUsageColumns,
   type UsageColumns,
 } from "./usage-columns.ts";
+export { ENGINE_MIGRATIONS } from "./store/migrations.ts";
+export type { EngineTables } from "./store/tables.ts";
+export {
+  chargeSession,
+  deleteSessionsOf,
+  endSession,
+  endSessionsOf,
+  engineDb,
+  lastEndReason,
+  listSessions,
+  loadTranscript,
+  openSession,
+  pointOfSession,
+  recordSuccess,
+  repinSession,
+  sessionById,
+  sessionPoints,
+  sessionTotalAfter,
+  startSession,
+  type EngineDb,
+  type HostSteps,
+  type SessionFilter,
+  type SessionRow,
+  type SessionScope,
+  type SessionSuccess,
+} from "./store/session-store.ts";

@@ -1,6 +1,9 @@
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, sql } from "kysely";
 import type { Migration } from "kysely/migration";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir, seededPgliteCluster } from "../test-support/index.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -101,5 +104,51 @@ describe("migrateToLatest from a list", () => {
       { migrations: { "0001_a": createTable("a"), "0002_b": createTable("b") } },
     ]);
     await expect(run).rejects.toMatchObject({ code: "migration_failed" });
+  });
+});
+
+describe("migrateToLatest from several sources", () => {
+  /** A namespaced folder whose one migration creates table `t`. */
+  async function folderCreatingT(): Promise<URL> {
+    const dir = await makeTempDir("talkide-migrations-");
+    dirs.push(dir);
+    await writeFile(join(dir, "package.json"), '{"type":"module"}');
+    await writeFile(
+      join(dir, "0001-t.js"),
+      "export async function up(db) { await db.schema.createTable('t').addColumn('id', 'integer').execute(); }",
+    );
+    return pathToFileURL(`${dir}/`);
+  }
+  const movesIntoT: Migration = {
+    up: async (db) => {
+      await sql`insert into t (id) select id from a`.execute(db);
+    },
+  };
+
+  it("runs a source listed first before a later source's migration that needs it, whatever the names", async () => {
+    const db = await freshDatabase();
+    // Today's release: the list's first migration and another namespace's folder.
+    await migrateToLatest(db, [{ migrations: { "0001_a": createTable("a") } }]);
+    await sql`insert into a (id) values (7)`.execute(db);
+    // The next release lists a folder first whose migration the list's new one moves rows into:
+    // `0002_move` sorts before `engine/0001-t` by name, and still runs after it.
+    const folder = await folderCreatingT();
+    const ran = await migrateToLatest(db, [
+      { namespace: "engine", folder },
+      { migrations: { "0001_a": createTable("a"), "0002_move": movesIntoT } },
+    ]);
+    expect(ran).toEqual(["engine/0001-t", "0002_move"]);
+    const { rows } = await sql<{ id: number }>`select id from t`.execute(db);
+    expect(rows).toEqual([{ id: 7 }]);
+  });
+
+  it("builds a fresh database in the same order", async () => {
+    const db = await freshDatabase();
+    const folder = await folderCreatingT();
+    const ran = await migrateToLatest(db, [
+      { namespace: "engine", folder },
+      { migrations: { "0001_a": createTable("a"), "0002_move": movesIntoT } },
+    ]);
+    expect(ran).toEqual(["engine/0001-t", "0001_a", "0002_move"]);
   });
 });

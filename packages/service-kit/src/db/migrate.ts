@@ -83,6 +83,10 @@ class SourceMigrationProvider implements MigrationProvider {
  * `kysely_migration_lock`), so two processes starting on one server database do not race.
  * Namespaced folders may gain migrations independently, so there an older name appearing
  * later is allowed; a list alone must only grow at its end.
+ *
+ * Pending migrations run source by source, in the order the service lists its sources, and by
+ * name within one: a source listed first (the turn engine's tables) is there before a later
+ * source's migration that moves rows into it, whatever their names sort as.
  */
 export async function migrateToLatest<DB>(
   db: Kysely<DB>,
@@ -90,43 +94,71 @@ export async function migrateToLatest<DB>(
 ): Promise<readonly string[]> {
   const provider = new SourceMigrationProvider(sources);
   const allowUnorderedMigrations = sources.some((source) => "folder" in source);
-  const names = Object.keys(await provider.getMigrations()).sort();
-  if (await recordedExactly(db, names, allowUnorderedMigrations)) return [];
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName;
-    throw new MigrationError(
-      `Database migration ${failed ?? "(unknown)"} failed: ${
-        error instanceof Error ? error.message : JSON.stringify(error)
-      }. The database was left at the last migration that succeeded.`,
-      { cause: error },
+  const all = await provider.getMigrations();
+  const names = Object.keys(all).sort();
+  const recorded = await recordedNames(db);
+  if (recorded !== null && sameNames(recorded, names, allowUnorderedMigrations)) return [];
+  const sourceOf = (name: string): number =>
+    sources.findIndex((source) =>
+      "folder" in source ? name.startsWith(`${source.namespace}/`) : name in source.migrations,
     );
+  const done = new Set(recorded ?? []);
+  const pending = names.filter((name) => !done.has(name));
+  // One run when name order is already source order (every start but a release's first).
+  const phases = inSourceOrder(pending, sourceOf)
+    ? [sources.length - 1]
+    : [...new Set(pending.map(sourceOf))].sort((a, b) => a - b);
+  const ran: string[] = [];
+  for (const upTo of phases) {
+    const allowed = (name: string) => done.has(name) || sourceOf(name) <= upTo;
+    const phase: MigrationProvider = {
+      getMigrations: () =>
+        Promise.resolve(Object.fromEntries(Object.entries(all).filter(([name]) => allowed(name)))),
+    };
+    const migrator = new Migrator({ db, provider: phase, allowUnorderedMigrations });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error !== undefined) {
+      const failed = results?.find((r) => r.status === "Error")?.migrationName;
+      throw new MigrationError(
+        `Database migration ${failed ?? "(unknown)"} failed: ${
+          error instanceof Error ? error.message : JSON.stringify(error)
+        }. The database was left at the last migration that succeeded.`,
+        { cause: error },
+      );
+    }
+    for (const result of results ?? []) {
+      if (result.status !== "Success") continue;
+      ran.push(result.migrationName);
+      done.add(result.migrationName);
+    }
   }
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  return ran;
+}
+
+/** Whether running `pending` by name runs every source's migrations after those listed before it. */
+function inSourceOrder(pending: readonly string[], sourceOf: (name: string) => number): boolean {
+  return pending.every((name, i) => i === 0 || sourceOf(pending[i - 1] ?? name) <= sourceOf(name));
 }
 
 /**
- * Whether the database records exactly these migrations (in this order, unless unordered ones
- * are allowed), as at every start after the first: then there is nothing to run, and one read
- * of Kysely's table replaces the migrator's checks, which introspect the whole catalog twice
- * (about 15 s of WebAssembly over the test suite's embedded databases). Anything else (no table
- * yet, a migration to run, a name the code does not know) is left to the migrator, which runs
- * or refuses it as before.
+ * The migrations the database records, or null before its first (no table yet). When they are
+ * exactly the code's, as at every start after the first, there is nothing to run: one read of
+ * Kysely's table replaces the migrator's checks, which introspect the whole catalog twice
+ * (about 15 s of WebAssembly over the test suite's embedded databases). Anything else (a
+ * migration to run, a name the code does not know) is left to the migrator, which runs or
+ * refuses it as before.
  */
-async function recordedExactly<DB>(
-  db: Kysely<DB>,
-  names: readonly string[],
-  unordered: boolean,
-): Promise<boolean> {
-  let recorded: string[];
+async function recordedNames<DB>(db: Kysely<DB>): Promise<string[] | null> {
   try {
     const { rows } = await sql<{ name: string }>`
       SELECT name FROM kysely_migration ORDER BY timestamp, name`.execute(db);
-    recorded = rows.map((row) => row.name);
+    return rows.map((row) => row.name);
   } catch {
-    return false;
+    return null;
   }
-  if (unordered) recorded.sort();
-  return recorded.length === names.length && recorded.every((name, i) => name === names[i]);
+}
+
+function sameNames(recorded: readonly string[], names: readonly string[], unordered: boolean) {
+  const inOrder = unordered ? [...recorded].sort() : recorded;
+  return inOrder.length === names.length && inOrder.every((name, i) => name === names[i]);
 }
