@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { systemPromptText, type RecordedRequest } from "@talkide/claude-cli/testing";
+import { waitFor } from "@talkide/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MARA_PROMPT,
@@ -54,11 +55,17 @@ describe.skipIf(!canRun)("at the wire: a delegated team agent", () => {
     const project = await bench.newProject();
     const before = bench.fake.messageRequests().length;
     await bench.turn(bench.anna, project.id, "Potřebujeme objednávkový formulář.", "delegation");
+    // The pinned CLI launches the agent in the background ("Async agent launched successfully"):
+    // Mara's turn may end before the analyst's first request is sent (seen under a loaded CI
+    // run), so the test waits for it instead of reading the requests as the turn ends.
+    const analyst: RecordedRequest[] = await waitFor(async () => {
+      const found = bench.fake
+        .messageRequests()
+        .slice(before)
+        .filter((r) => systemPromptText(r).includes(ANALYST_TITLE));
+      return Promise.resolve(found.length > 0 ? found : null);
+    }, "the analyst's first request");
     const requests = bench.fake.messageRequests().slice(before);
-    const analyst: RecordedRequest[] = requests.filter((r) =>
-      systemPromptText(r).includes(ANALYST_TITLE),
-    );
-    expect(analyst.length).toBeGreaterThan(0);
     const claudeMd = readFileSync(join(project.workspaceDir, "CLAUDE.md"), "utf8");
     const writer = readFileSync(join(project.workspaceDir, ".talkide", "active-writer.md"), "utf8");
     for (const request of analyst) {
