@@ -196,6 +196,33 @@ describe("migration 0017: the sessions move to the turn engine's tables", () => 
     }
   });
 
+  it("ends a session with the reset of the turn that ended it, and pins none of unknown release", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "talkide-engine-0017-reset-"));
+    try {
+      await databaseOfTheRelease(dir);
+      const database = await openDatabase({ databaseUrl: null, dataDir: dir });
+      try {
+        const { db } = database;
+        const member = RELEASE.tables.members?.find((m) => m.project_id === 1);
+        // A session of an unknown release, ended by a turn that found Claude Code had lost it.
+        await sql`UPDATE agent_sessions SET ended_at = now() - interval '1 minute',
+            plugin_sha256 = NULL WHERE id = ${openOne.id}`.execute(db);
+        await sql`INSERT INTO turns (id, project_id, number, member_id, prompt, status,
+            session_reset, started_at, finished_at)
+          VALUES ('00000000-0000-4000-8000-0000000000aa', 1, 99, ${String(member?.id)}, 'x',
+            'failed', 'unknown_session', now() - interval '2 minutes', now())`.execute(db);
+        await migrateToLatest(db);
+        const moved = await sessionById(engineDb(db), openOne.id);
+        expect(moved).toMatchObject({ end_reason: "unknown_session", pin: null });
+        expect(await openSession(db, 1)).toBeNull();
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a turn after the upgrade resumes the project's session where it stood", async () => {
     const harness = await startHarness({
       prepareDataDir: (dataDir) => databaseOfTheRelease(dataDir, join(dataDir, "workspaces")),
