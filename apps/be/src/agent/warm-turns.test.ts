@@ -181,7 +181,7 @@ describe("warm turns", () => {
     expect(alive(kept?.pid ?? 0)).toBe(false);
   });
 
-  it("stores a warm turn's new transcript lines in one statement, never onto another instance's copy", async () => {
+  it("stores only a warm turn's new transcript lines, never onto another instance's copy", async () => {
     const { harness, anna } = await setup();
     const { db } = harness.service.database;
     const project = await newProject(harness, anna);
