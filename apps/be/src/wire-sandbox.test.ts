@@ -9,6 +9,7 @@ import {
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realClaudeCanRun, startWireBench, type WireBench } from "./test-support/wire-harness.ts";
+import { storedSessionsAsText } from "./test-support/engine-sessions.ts";
 
 const canRun =
   realClaudeCanRun("the @talkide/be sandbox wire suite") &&
@@ -138,9 +139,10 @@ describe.skipIf(!canRun).each([
     const db = bench.harness.service.database.db;
     const records = await sql<{ text: string }>`
       SELECT e::text AS text FROM turn_events e
-      UNION ALL SELECT t::text FROM turns t
-      UNION ALL SELECT p::text FROM agent_session_transcript_parts p`.execute(db);
-    const recorded = records.rows.map((r) => r.text).join("\n");
+      UNION ALL SELECT t::text FROM turns t`.execute(db);
+    const recorded = [...records.rows.map((r) => r.text), ...(await storedSessionsAsText(db))].join(
+      "\n",
+    );
     expect(recorded).toContain(RAN);
     for (const secret of secrets) expect(recorded).not.toContain(secret);
     // And it wrote nothing into the other project.

@@ -7,6 +7,7 @@ import {
 } from "@talkide/claude-cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realClaudeCanRun, startWireBench, type WireBench } from "./test-support/wire-harness.ts";
+import { pinToEarlierRelease } from "./test-support/engine-sessions.ts";
 
 const canRun = realClaudeCanRun("The backend's session-start cache gate");
 
@@ -43,11 +44,7 @@ describe.skipIf(!canRun)("the backend's new sessions, at the provider's prompt c
     remember(await bench.turn(bench.anna, a.id, "Ahoj Maro, začneme košíkem.", "A first"));
     // A session started by an earlier release of Mara's agent file: the next turn ends it and
     // starts a new one (turns.test.ts checks the reset itself).
-    await bench.harness.service.database.db
-      .updateTable("agent_sessions")
-      .set({ agent_sha256: "0".repeat(64) })
-      .where("project_id", "=", a.id)
-      .execute();
+    await pinToEarlierRelease(bench.harness.service.database.db, a.id);
     remember(await bench.turn(bench.anna, a.id, "Zkontroluj prosím cenu s DPH.", "A new"));
     const b = await bench.newProject();
     remember(await bench.turn(bench.anna, b.id, "Dobrý den, chci e-shop.", "B first"));

@@ -10,6 +10,11 @@ import {
   type Harness,
 } from "./test-support/harness.ts";
 import { REAL_CLAUDE, realClaudeCanRun } from "./test-support/wire-harness.ts";
+import {
+  advanceElsewhere,
+  openProjectSession,
+  sessionState,
+} from "./test-support/engine-sessions.ts";
 
 const canRun = realClaudeCanRun("the @talkide/be warm-turn wire suite");
 
@@ -57,21 +62,8 @@ describe.skipIf(!canRun)("at the wire: warm and cold turns of the same state", (
     const first = await send("První zpráva.");
     expect(first.started).toMatchObject({ process: "cold", coldReason: "new_session" });
     // The state after the first turn: where the second starts from.
-    const session = await db
-      .selectFrom("agent_sessions")
-      .selectAll()
-      .where("project_id", "=", projectId)
-      .executeTakeFirstOrThrow();
-    const transcript = await db
-      .selectFrom("agent_session_transcripts")
-      .selectAll()
-      .where("agent_session_id", "=", session.id)
-      .executeTakeFirstOrThrow();
-    const transcriptParts = await db
-      .selectFrom("agent_session_transcript_parts")
-      .selectAll()
-      .where("agent_session_id", "=", session.id)
-      .execute();
+    const session = await openProjectSession(db, projectId);
+    const afterFirst = await sessionState(db, session);
 
     const warm = await send("Druhá zpráva.");
     expect(warm.started).toEqual({
@@ -81,21 +73,7 @@ describe.skipIf(!canRun)("at the wire: warm and cold turns of the same state", (
     });
 
     // Back to the state after the first turn, without the kept process.
-    await db
-      .updateTable("agent_sessions")
-      .set({ resume_at_message_id: session.resume_at_message_id })
-      .where("id", "=", session.id)
-      .execute();
-    await db
-      .updateTable("agent_session_transcripts")
-      .set(transcript)
-      .where("agent_session_id", "=", session.id)
-      .execute();
-    await db
-      .deleteFrom("agent_session_transcript_parts")
-      .where("agent_session_id", "=", session.id)
-      .execute();
-    await db.insertInto("agent_session_transcript_parts").values(transcriptParts).execute();
+    await advanceElsewhere(db, session.id, afterFirst.point, afterFirst.transcript);
     harness.service.warm.prune(() => false, "idle_timeout");
 
     const cold = await send("Druhá zpráva.");

@@ -7,20 +7,24 @@ import {
   allInputTokens,
   cliFallbackOfTurn,
   type TokenUsage,
-  TranscriptLedger,
   type TurnTranscript,
 } from "@talkide/claude-cli";
 import {
+  chargeSession,
+  endSession,
+  engineDb,
+  openSession,
+  recordSuccess,
   sessionCacheReuseOf,
-  type transcriptAfterTurn,
+  startSession,
+  type EngineDb,
   type TurnOutcome,
 } from "@talkide/turn-engine";
 import type { CliFallback, ExactTokenUsage } from "@talkide/be-api";
-import { type RawBuilder, sql } from "kysely";
-import type { CacheMissColumn } from "../db/schema.ts";
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { CacheMissColumn, DatabaseSchema } from "../db/schema.ts";
 import { cacheMissView, type TurnRow } from "../domain/turns.ts";
-import type { SessionRow } from "./session-pinning.ts";
-import { storeSessionTranscript } from "./session-transcripts.ts";
+import { projectScope, releasePin, type SessionRow } from "./session-pinning.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -35,7 +39,7 @@ export async function recordOutcome(
   classified: TurnOutcome,
   resumedFrom: SessionRow | undefined,
   /** The session's state after a successful turn (the pipeline's `transcriptAfterTurn`). */
-  transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
+  transcript: TurnTranscript | null,
   /** What changed in our instruction files before the turn, in a member's words. */
   changedSections: readonly string[] = [],
 ): Promise<void> {
@@ -97,14 +101,7 @@ export async function recordOutcome(
       turn.started_at === null ? null : Date.parse(turn.started_at),
     ),
   };
-  const appended =
-    resumedFrom !== undefined && transcript !== null
-      ? await storeAppendedOutcome(services, turn, resumedFrom, transcript, outcome)
-      : null;
-  const totals =
-    appended !== null
-      ? appended
-      : await storeOutcome(services, turn, resumedFrom, transcript, outcome);
+  const totals = await storeSucceeded(services, turn, resumedFrom, transcript, outcome);
   // `demoModel: true` beside the cost: the local demo model's costs are not real money. At
   // debug, as every per-turn line: the terminal of `npm start` keeps its sign-in lines in view
   // (TALKIDE_LOG_LEVEL=debug shows them).
@@ -203,13 +200,15 @@ function figureColumns(figures: ExactFigures) {
 }
 
 /**
- * What the session has cost so far, this turn included: its earlier turns' costs (every turn
- * recorded in it, failed and stopped ones too) plus this one's. Our own sums, never the CLI's
- * running total, which a resumed process reports from another start.
+ * Charges what a turn that did not succeed cost to the session it ran in (null: none), in the
+ * turn's transaction; returns the session's total after it (the turn's `cumulative_cost_usd`).
  */
-function sessionCost(sessionId: string, turnId: string, cost: number): RawBuilder<number> {
-  return sql<number>`(SELECT COALESCE(SUM(p.cost_usd), 0) FROM turns p
-    WHERE p.agent_session_id = ${sessionId}::uuid AND p.id <> ${turnId}::uuid) + ${cost}::float8`;
+async function chargeTurn(
+  trx: Kysely<DatabaseSchema>,
+  session: SessionRow | null,
+  costUsd: number,
+): Promise<number | null> {
+  return session === null ? null : chargeSession(engineDb(trx), session.id, costUsd);
 }
 
 export async function failTurn(
@@ -231,29 +230,27 @@ export async function failTurn(
 ): Promise<void> {
   const figures = ran.figures ?? (await exactFigures(services, turn.id));
   const session = ran.resumedFrom ?? null;
-  const recorded = await services.db
-    .updateTable("turns")
-    .set({
-      ...unrecorded,
-      status: "failed",
-      claude_session_id: claudeSessionId,
-      error_code: code,
-      error_message: message,
-      ...figureColumns(figures),
-      ...(session === null
-        ? { cumulative_cost_usd: null }
-        : {
-            agent_session_id: session.id,
-            cumulative_cost_usd: sessionCost(session.id, turn.id, figures.costUsd),
-          }),
-      demo_model: services.demoModel,
-      // A turn started by its own message may fail before its process record marked it started.
-      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
-      finished_at: sql<string>`clock_timestamp()`,
-    })
-    .where("id", "=", turn.id)
-    .returning("cumulative_cost_usd")
-    .executeTakeFirst();
+  const recorded = await services.db.transaction().execute(async (trx) =>
+    trx
+      .updateTable("turns")
+      .set({
+        ...unrecorded,
+        status: "failed",
+        claude_session_id: claudeSessionId,
+        error_code: code,
+        error_message: message,
+        ...figureColumns(figures),
+        ...(session === null ? {} : { agent_session_id: session.id }),
+        cumulative_cost_usd: await chargeTurn(trx, session, figures.costUsd),
+        demo_model: services.demoModel,
+        // A turn started by its own message may fail before its process record marked it started.
+        started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
+        finished_at: sql<string>`clock_timestamp()`,
+      })
+      .where("id", "=", turn.id)
+      .returning("cumulative_cost_usd")
+      .executeTakeFirst(),
+  );
   services.logger.warn({ turnId: turn.id, code }, "turn failed");
   live.emit("turn.failed", {
     turnId: turn.id,
@@ -284,7 +281,7 @@ function sessionTotals(
   if (usage === null) return { input: sql<null>`NULL`, cacheRead: sql<null>`NULL` };
   const previous = (column: "session_input_tokens" | "session_cache_read_tokens") =>
     sql`COALESCE((SELECT p.${sql.ref(column)} FROM turns p
-                  WHERE p.project_id = ${projectId} AND p.agent_session_id = ${sessionId}::uuid
+                  WHERE p.project_id = ${projectId} AND p.agent_session_id = ${sessionId}
                     AND p.id <> ${turnId}::uuid AND p.${sql.ref(column)} IS NOT NULL
                   ORDER BY p.number DESC LIMIT 1), 0)`;
   return {
@@ -308,83 +305,6 @@ interface SucceededOutcome {
   readonly cliFallback: CliFallback | null;
 }
 
-/**
- * The common case of a resumed turn in one statement: the lines the CLI added since the
- * transcript this instance stored last (TranscriptLedger), the session's new point and the
- * turn's record. The statement requires that the stored transcript is still the one the
- * ledger remembers (written by that turn); when it is not (another instance stored one since,
- * or this instance does not remember any), it writes nothing and returns null. Stored, it
- * returns the session's totals as the turn's record now says.
- */
-async function storeAppendedOutcome(
-  services: TurnServices,
-  turn: TurnRow,
-  session: SessionRow,
-  transcript: TurnTranscript,
-  outcome: SucceededOutcome,
-): Promise<SessionTotals | null> {
-  const ledger = TranscriptLedger.of(services.db);
-  const plan = ledger.plan(session.id, transcript);
-  if (plan.append === null) return null;
-  const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.figures.usage);
-  const columns = figureColumns(outcome.figures);
-  const { rows } = await sql<SessionTotalsRow & { appended: boolean }>`
-    WITH transcript AS (
-      UPDATE agent_session_transcripts SET
-        claude_session_id = ${plan.mark.sessionId},
-        project_dir = ${plan.mark.projectDir},
-        content_length = ${plan.mark.length},
-        content_sha256 = ${plan.mark.sha256},
-        turn_id = ${turn.id},
-        updated_at = clock_timestamp()
-      WHERE agent_session_id = ${session.id} AND turn_id = ${plan.append.afterTurnId}
-      RETURNING agent_session_id
-    ), part AS (
-      INSERT INTO agent_session_transcript_parts (agent_session_id, seq, content, turn_id)
-      SELECT ${session.id}::uuid, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_session_transcript_parts
-                                   WHERE agent_session_id = ${session.id}), ${plan.append.delta}::text,
-             ${turn.id}::uuid
-      FROM transcript WHERE ${plan.append.delta}::text <> ''
-    ), session AS (
-      UPDATE agent_sessions SET
-        claude_session_id = ${outcome.sessionId},
-        resume_at_message_id = ${outcome.lastMessageId},
-        updated_at = clock_timestamp()
-      WHERE id = ${session.id} AND EXISTS (SELECT 1 FROM transcript)
-    ), succeeded AS (
-      UPDATE turns SET
-        status = 'succeeded',
-        agent_session_id = ${session.id},
-        claude_session_id = ${outcome.sessionId},
-        resumed = true,
-        result_text = ${outcome.resultText},
-        cost_usd = ${columns.cost_usd}::float8,
-        cumulative_cost_usd = ${sessionCost(session.id, turn.id, columns.cost_usd)},
-        input_tokens = ${columns.input_tokens}::int,
-        cache_creation_input_tokens = ${columns.cache_creation_input_tokens}::int,
-        cache_read_input_tokens = ${columns.cache_read_input_tokens}::int,
-        output_tokens = ${columns.output_tokens}::int,
-        cache_write_5m_tokens = ${columns.cache_write_5m_tokens}::int,
-        cache_write_1h_tokens = ${columns.cache_write_1h_tokens}::int,
-        cache_miss = ${columns.cache_miss}::jsonb,
-        session_input_tokens = ${totals.input},
-        session_cache_read_tokens = ${totals.cacheRead},
-        cli_fallback = ${outcome.cliFallback},
-        demo_model = ${services.demoModel},
-        finished_at = clock_timestamp()
-      WHERE id = ${turn.id} AND EXISTS (SELECT 1 FROM transcript)
-      RETURNING session_input_tokens, session_cache_read_tokens, cumulative_cost_usd
-    )
-    SELECT EXISTS (SELECT 1 FROM transcript) AS appended,
-           (SELECT session_input_tokens FROM succeeded) AS session_input_tokens,
-           (SELECT session_cache_read_tokens FROM succeeded) AS session_cache_read_tokens,
-           (SELECT cumulative_cost_usd FROM succeeded) AS cumulative_cost_usd`.execute(services.db);
-  const row = rows[0];
-  if (row?.appended !== true) return null;
-  ledger.stored(session.id, turn.id, plan, true);
-  return totalsOf(row);
-}
-
 /** What a turn's record says of its session so far. */
 type SessionTotalsRow = Pick<
   TurnRow,
@@ -406,8 +326,13 @@ function totalsOf(row: SessionTotalsRow | undefined): SessionTotals {
       };
 }
 
-/** The general case, in one transaction: a new or continued session, any transcript. */
-async function storeOutcome(
+/**
+ * A successful turn in one transaction: the session started (a new conversation, pinned to the
+ * current release) or continued, advanced to the turn's point and charged its cost, its
+ * transcript stored (the engine appends just the lines the CLI added when it can), and the
+ * turn's record with the session's totals.
+ */
+async function storeSucceeded(
   services: TurnServices,
   turn: TurnRow,
   resumedFrom: SessionRow | undefined,
@@ -415,53 +340,28 @@ async function storeOutcome(
   outcome: SucceededOutcome,
 ): Promise<SessionTotals> {
   const { db } = services;
-  const stored = await db.transaction().execute(async (trx) => {
-    let id: string;
-    if (resumedFrom !== undefined) {
+  const recorded = await db.transaction().execute(async (trx) => {
+    const engine = engineDb(trx);
+    const session = resumedFrom ?? (await startProjectSession(services, engine, turn.project_id));
+    const sessionCostUsd = await recordSuccess(engine, db, {
+      sessionId: session.id,
+      turnId: turn.id,
       // A resume continues the conversation (Claude Code may announce a new id for it).
-      await trx
-        .updateTable("agent_sessions")
-        .set({
-          claude_session_id: outcome.sessionId,
-          resume_at_message_id: outcome.lastMessageId,
-          updated_at: sql<string>`clock_timestamp()`,
-        })
-        .where("id", "=", resumedFrom.id)
-        .execute();
-      id = resumedFrom.id;
-    } else {
-      await trx
-        .updateTable("agent_sessions")
-        .set({ ended_at: sql<string>`clock_timestamp()` })
-        .where("project_id", "=", turn.project_id)
-        .where("ended_at", "is", null)
-        .execute();
-      const row = await trx
-        .insertInto("agent_sessions")
-        .values({
-          project_id: turn.project_id,
-          claude_session_id: outcome.sessionId,
-          resume_at_message_id: outcome.lastMessageId,
-          agent_sha256: services.claude.pinned.agentSha256,
-          plugin_sha256: services.claude.pinned.pluginSha256,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      id = row.id;
-    }
-    const mark =
-      transcript === null ? null : await storeSessionTranscript(trx, id, turn.id, transcript);
-    const totals = sessionTotals(turn.project_id, id, turn.id, outcome.figures.usage);
-    const recorded = await trx
+      point: { id: outcome.sessionId, at: outcome.lastMessageId },
+      costUsd: outcome.figures.costUsd,
+      transcript,
+    });
+    const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.figures.usage);
+    return trx
       .updateTable("turns")
       .set({
         status: "succeeded",
-        agent_session_id: id,
+        agent_session_id: session.id,
         claude_session_id: outcome.sessionId,
         resumed: resumedFrom !== undefined,
         result_text: outcome.resultText,
         ...figureColumns(outcome.figures),
-        cumulative_cost_usd: sessionCost(id, turn.id, outcome.figures.costUsd),
+        cumulative_cost_usd: sessionCostUsd,
         session_input_tokens: totals.input,
         session_cache_read_tokens: totals.cacheRead,
         cli_fallback: outcome.cliFallback,
@@ -471,18 +371,20 @@ async function storeOutcome(
       .where("id", "=", turn.id)
       .returning(["session_input_tokens", "session_cache_read_tokens", "cumulative_cost_usd"])
       .executeTakeFirst();
-    return { id, mark, recorded };
   });
-  if (stored.mark !== null) {
-    TranscriptLedger.of(db).remember(
-      stored.id,
-      turn.id,
-      stored.mark.mark,
-      stored.mark.parts,
-      transcript?.cursor ?? null,
-    );
-  }
-  return totalsOf(stored.recorded);
+  return totalsOf(recorded);
+}
+
+/** A new session of the project, pinned to the current release; one left open is ended. */
+async function startProjectSession(
+  services: TurnServices,
+  engine: EngineDb,
+  projectId: number,
+): Promise<SessionRow> {
+  const scope = projectScope(projectId);
+  const open = await openSession(engine, scope.scope);
+  if (open !== null) await endSession(engine, open.id, "ended");
+  return startSession(engine, scope, releasePin(services.claude.pinned));
 }
 
 /**
@@ -504,24 +406,26 @@ export async function recordStopped(
   const resultText = answered.length === 0 ? null : answered.join("\n\n");
   // What it spent before the stop was spent all the same.
   const figures = await exactFigures(services, turn.id);
-  await services.db
-    .updateTable("turns")
-    .set({
-      status: "stopped",
-      result_text: resultText,
-      ...figureColumns(figures),
-      ...(ranIn === null
-        ? {}
-        : {
-            agent_session_id: ranIn.id,
-            cumulative_cost_usd: sessionCost(ranIn.id, turn.id, figures.costUsd),
-          }),
-      demo_model: services.demoModel,
-      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
-      finished_at: sql<string>`clock_timestamp()`,
-    })
-    .where("id", "=", turn.id)
-    .execute();
+  await services.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("turns")
+      .set({
+        status: "stopped",
+        result_text: resultText,
+        ...figureColumns(figures),
+        ...(ranIn === null
+          ? {}
+          : {
+              agent_session_id: ranIn.id,
+              cumulative_cost_usd: await chargeTurn(trx, ranIn, figures.costUsd),
+            }),
+        demo_model: services.demoModel,
+        started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
+        finished_at: sql<string>`clock_timestamp()`,
+      })
+      .where("id", "=", turn.id)
+      .execute();
+  });
   services.logger.debug({ turnId: turn.id }, "turn stopped by a member");
   live.emit("turn.stopped", {
     turnId: turn.id,

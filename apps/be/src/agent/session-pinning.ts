@@ -1,16 +1,24 @@
 /**
- * The project's agent session: which open session a turn may resume (only one pinned to the
- * current release of Mara's agent file and plugin) and how a session is ended visibly.
+ * The project's agent session, kept by the turn engine (`engine_sessions`): which open session
+ * a turn may resume (only one pinned to the current release of Mara's agent file and plugin)
+ * and how a session is ended visibly.
  */
-import type { Kysely, Selectable } from "kysely";
-import { sql } from "kysely";
-import type { AgentSessionsTable, DatabaseSchema } from "../db/schema.ts";
+import type { MaraPluginDigest } from "@talkide/prompts";
+import {
+  endSession,
+  engineDb,
+  openSession as openEngineSession,
+  type SessionRow,
+  type SessionScope,
+} from "@talkide/turn-engine";
+import type { Kysely } from "kysely";
+import type { DatabaseSchema } from "../db/schema.ts";
 import type { TurnRow } from "../domain/turns.ts";
-import type { ClaudeSettings } from "./claude-args.ts";
+import { warmKey } from "./claude-spawn.ts";
 import type { TurnEmitter } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
-export type SessionRow = Selectable<AgentSessionsTable>;
+export type { SessionRow };
 
 /** Why a turn did not continue the project's session; stored on the turn and in the event. */
 type SessionResetReason = "agent_changed" | "unknown_session";
@@ -22,24 +30,26 @@ const SESSION_RESET_MESSAGES: Record<SessionResetReason, string> = {
     "Claude Code no longer knows this project's conversation; this turn starts a new one. Earlier messages are not part of it.",
 };
 
+/** A project's sessions in the engine: one open at a time, keyed as its warm process is. */
+export function projectScope(projectId: number): SessionScope {
+  return { scope: warmKey(projectId), owner: warmKey(projectId) };
+}
+
+/** The release a session is pinned to (migration 0017 wrote the same for earlier sessions). */
+export function releasePin(pinned: MaraPluginDigest): string {
+  return `${pinned.agentSha256}:${pinned.pluginSha256}`;
+}
+
 /** The project's session that has not ended, if any. */
 export function openSession(
   db: Kysely<DatabaseSchema>,
   projectId: number,
-): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom("agent_sessions")
-    .selectAll()
-    .where("project_id", "=", projectId)
-    .where("ended_at", "is", null)
-    .executeTakeFirst();
+): Promise<SessionRow | null> {
+  return openEngineSession(engineDb(db), warmKey(projectId));
 }
 
-export function isPinnedToCurrentRelease(session: SessionRow, claude: ClaudeSettings): boolean {
-  const { pinned } = claude;
-  return (
-    session.agent_sha256 === pinned.agentSha256 && session.plugin_sha256 === pinned.pluginSha256
-  );
+export function isPinnedToCurrentRelease(session: SessionRow, pinned: MaraPluginDigest): boolean {
+  return session.pin === releasePin(pinned);
 }
 
 /** Ends the project's session, visibly: in the turn record and as a `session.reset` event. */
@@ -51,11 +61,7 @@ export async function resetSession(
   reason: SessionResetReason,
 ): Promise<void> {
   await services.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable("agent_sessions")
-      .set({ ended_at: sql<string>`clock_timestamp()` })
-      .where("id", "=", session.id)
-      .execute();
+    await endSession(engineDb(trx), session.id, reason);
     await trx
       .updateTable("turns")
       .set({ session_reset: reason })

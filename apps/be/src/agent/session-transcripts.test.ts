@@ -3,15 +3,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc } from "@fast-check/vitest";
 import { MAX_TRANSCRIPT_PARTS, wholeTurnTranscript } from "@talkide/claude-cli";
-import { materialiseTranscript } from "@talkide/turn-engine";
-import { sql } from "kysely";
+import {
+  engineDb,
+  loadTranscript,
+  materialiseTranscript,
+  recordSuccess,
+  startSession,
+  transcriptParts,
+  type SessionRow,
+} from "@talkide/turn-engine";
+import { type Kysely, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "../db/connect.ts";
 import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { loadSessionTranscript, storeSessionTranscript } from "./session-transcripts.ts";
-import type { SessionRow } from "./session-pinning.ts";
+import type { DatabaseSchema } from "../db/schema.ts";
+import { projectScope } from "./session-pinning.ts";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 
 const TURN_A = "00000000-0000-4000-8000-00000000000a";
@@ -31,35 +39,35 @@ let sessionCounter = 0;
 /** A session of a project of its own (a project has one open session at a time). */
 async function newSession(): Promise<SessionRow> {
   sessionCounter += 1;
-  await embedded.database.db
-    .insertInto("projects")
-    .values({
-      id: sessionCounter,
-      name: `P${sessionCounter}`,
-      url: null,
-      description: null,
-      workspace_dir: join(embedded.dir, `ws${sessionCounter}`),
-    })
-    .execute();
-  return embedded.database.db
-    .insertInto("agent_sessions")
-    .values({
-      project_id: sessionCounter,
-      claude_session_id: `s${sessionCounter}`,
-      cumulative_cost_usd: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return startSession(engineDb(embedded.database.db), projectScope(sessionCounter), null);
 }
 
-async function parts(sessionId: string): Promise<Array<{ seq: number; content: string }>> {
-  return embedded.database.db
-    .selectFrom("agent_session_transcript_parts")
-    .select(["seq", "content"])
-    .where("agent_session_id", "=", sessionId)
-    .orderBy("seq")
-    .execute();
+function loadSessionTranscript(db: Kysely<DatabaseSchema>, sessionId: string) {
+  return loadTranscript(engineDb(db), sessionId);
 }
+
+/**
+ * Stores a session's transcript as of a successful turn, as the backend's outcome does: through
+ * the engine, which appends what the CLI added when the stored copy is the one this process
+ * (the database's ledger) wrote last.
+ */
+async function storeSessionTranscript(
+  db: Kysely<DatabaseSchema>,
+  sessionId: string,
+  turnId: string,
+  turn: ReturnType<typeof wholeTurnTranscript>,
+): Promise<void> {
+  await recordSuccess(engineDb(db), db, {
+    sessionId,
+    turnId,
+    point: { id: turn.sessionId, at: null },
+    costUsd: null,
+    transcript: turn,
+  });
+}
+
+const parts = (sessionId: string): Promise<string[]> =>
+  transcriptParts(engineDb(embedded.database.db), sessionId);
 
 const transcript = (content: string, sessionId = "c1a0de01-0000", projectDir = "-ws") => ({
   sessionId,
@@ -92,10 +100,7 @@ describe("a session's transcript is stored in parts", () => {
       TURN_C,
       turnTranscript(lines(5)),
     );
-    expect(await parts(session.id)).toEqual([
-      { seq: 1, content: lines(3) },
-      { seq: 2, content: line(3) + line(4) },
-    ]);
+    expect(await parts(session.id)).toEqual([lines(3), line(3) + line(4)]);
     expect(await loadSessionTranscript(embedded.database.db, session.id)).toEqual(
       transcript(lines(5)),
     );
@@ -128,7 +133,7 @@ describe("a session's transcript is stored in parts", () => {
       TURN_C,
       turnTranscript(rewritten),
     );
-    expect(await parts(session.id)).toEqual([{ seq: 1, content: rewritten }]);
+    expect(await parts(session.id)).toEqual([rewritten]);
     expect((await loadSessionTranscript(embedded.database.db, session.id))?.content).toBe(
       rewritten,
     );
@@ -180,7 +185,7 @@ describe("a session's transcript is stored in parts", () => {
         turnTranscript(lines(count)),
       );
     }
-    expect(await parts(session.id)).toEqual([{ seq: 1, content: lines(MAX_TRANSCRIPT_PARTS + 1) }]);
+    expect(await parts(session.id)).toEqual([lines(MAX_TRANSCRIPT_PARTS + 1)]);
     await storeSessionTranscript(
       embedded.database.db,
       session.id,
@@ -252,24 +257,22 @@ describe("migration 0007: a transcript stored whole becomes the first part", () 
         .insertInto("projects")
         .values({ id: 1, name: "P", url: null, description: null, workspace_dir: "/ws" })
         .execute();
-      const session = await old.db
-        .insertInto("agent_sessions")
-        .values({ project_id: 1, claude_session_id: "s", cumulative_cost_usd: null })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      // The tables as they were then (moved to the engine's by 0017).
+      const inserted = await sql<{ id: string }>`INSERT INTO agent_sessions
+        (project_id, claude_session_id) VALUES (1, 's') RETURNING id`.execute(old.db);
+      const session = { id: inserted.rows[0]?.id ?? "" };
       await sql`INSERT INTO agent_session_transcripts (agent_session_id, claude_session_id, project_dir, content, turn_id)
         VALUES (${session.id}, 'c1a0de01-0000', '-ws', ${lines(2)}, ${TURN_A})`.execute(old.db);
 
-      expect((await migrateToLatest(old.db))[0]).toBe("0007_transcript_parts");
+      expect(await migrateToLatest(old.db)).toContain("0007_transcript_parts");
+      // Moved to the engine's tables since (0017), as the only part.
+      const moved = await transcriptParts(engineDb(old.db), session.id);
+      expect(moved).toEqual([lines(2)]);
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(2)));
-      const header = await old.db
-        .selectFrom("agent_session_transcripts")
-        .selectAll()
-        .executeTakeFirstOrThrow();
-      expect(header).toMatchObject({ content_length: null, content_sha256: null });
 
       await storeSessionTranscript(old.db, session.id, TURN_B, turnTranscript(lines(3)));
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(3)));
+      expect(await transcriptParts(engineDb(old.db), session.id)).toEqual([lines(3)]);
     } finally {
       await old.close();
       rmSync(oldDir, { recursive: true, force: true });

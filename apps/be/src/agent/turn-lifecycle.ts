@@ -7,7 +7,10 @@
  */
 import { buildMemberMessage } from "@talkide/prompts";
 import {
+  engineDb,
   inspectWorkspace,
+  loadTranscript,
+  pointOfSession,
   runTurnPipeline,
   TurnFailure,
   type TurnAttempt,
@@ -38,7 +41,6 @@ import { HeldEvents, type LiveTurn, type TurnEmitter } from "./turn-events.ts";
 import { failTurn, recordOutcome, recordStopped, stopRequestedBy } from "./outcome-store.ts";
 import type { TurnServices } from "./turn-services.ts";
 import { userUsageKey } from "./usage-keys.ts";
-import { loadSessionTranscript } from "./session-transcripts.ts";
 
 /**
  * A turn its own message started on this instance: its enqueue took the job, so nothing can
@@ -105,9 +107,9 @@ function backendHost(
     claudeConfigDir: claude.claudeConfigDir,
     ledgerOwner: db,
     events: { live, hold: () => new HeldEvents() },
-    loadTranscript: (sessionId) => loadSessionTranscript(db, sessionId),
+    loadTranscript: (sessionId) => loadTranscript(engineDb(db), sessionId),
 
-    openSession: async () => (await openSession(db, turn.project_id)) ?? null,
+    openSession: () => openSession(db, turn.project_id),
     prepareContext: async (to) => {
       // The workspace check only reads the workspace and what lies above it, and none of the
       // files it looks for is one the context write touches: it starts as soon as the
@@ -152,11 +154,11 @@ function backendHost(
             : "The workspace held instruction files the backend did not write; they were moved out of it before this turn and Claude Code does not load them. The project's owners find them under What Mara sees.",
       });
     },
-    // The backend stores a session at its first successful turn: every stored one has begun.
-    pointOf: (session) => ({ id: session.claude_session_id, at: session.resume_at_message_id }),
+    // The backend starts a session at its first successful turn: every stored one has begun.
+    pointOf: pointOfSession,
     // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
     // for good: a session started with other bytes cannot carry the current release.
-    isCurrent: (session) => isPinnedToCurrentRelease(session, claude),
+    isCurrent: (session) => isPinnedToCurrentRelease(session, claude.pinned),
     endSession: (session, _reason, to) =>
       resetSession(services, turn, to, session, "agent_changed"),
     announce: (taken, session) => {

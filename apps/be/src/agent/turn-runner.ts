@@ -5,7 +5,7 @@
 import { QueueFullError, WorkerLoop, type WorkQueue } from "@talkide/work-queue";
 import type { Kysely } from "kysely";
 import { ApiError } from "@talkide/service-kit";
-import { pruneMovedWarmProcesses } from "@talkide/turn-engine";
+import { engineDb, pruneMovedWarmProcesses, sessionPoints } from "@talkide/turn-engine";
 import type { ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { insertQueuedTurn, loadTurnEvents, queuedEvent, type TurnRow } from "../domain/turns.ts";
@@ -19,7 +19,6 @@ import {
 import { storeTurnEvents } from "./turn-event-store.ts";
 import { runTurn, type StartedHere } from "./turn-lifecycle.ts";
 import { failAbandonedTurn, ownerGroupOf, projectLane, type TurnJob } from "./turn-queue.ts";
-import { projectSessionPoints } from "./session-points.ts";
 import type { TurnServices } from "./turn-services.ts";
 
 export interface TurnRunnerOptions extends Omit<TurnServices, "hub"> {
@@ -158,7 +157,8 @@ export class TurnRunner {
   /** Starts taking jobs from the queue (after any abandoned ones were recorded). */
   start(): Promise<void> {
     this.stopPruning = pruneMovedWarmProcesses(this.options.warm, {
-      sessionPoints: projectSessionPoints(this.options.db),
+      // A project's session scope is its warm key.
+      sessionPoints: (keys) => sessionPoints(engineDb(this.options.db), keys),
       log: this.options.logger,
     });
     return this.loop.start();

@@ -25,6 +25,11 @@ import {
   type Harness,
   type TestUser,
 } from "../test-support/harness.ts";
+import {
+  openProjectSession,
+  pinToEarlierRelease,
+  projectSessions,
+} from "../test-support/engine-sessions.ts";
 
 interface Created {
   project: { id: number; workspaceDir: string };
@@ -482,11 +487,7 @@ describe("turns with the fake claude", () => {
       error: { code: "model_unavailable" },
     });
     expect(JSON.stringify(stored.body)).not.toContain("API Error");
-    const sessions = await service.harness.service.database.db
-      .selectFrom("agent_sessions")
-      .selectAll()
-      .where("project_id", "=", project.id)
-      .execute();
+    const sessions = await projectSessions(service.harness.service.database.db, project.id);
     expect(sessions).toEqual([]);
     // Decided once in the turn engine (its README, "Decided once"; the daemon's session suite
     // asserts the same through its API): a session begins with its first successful turn, so
@@ -543,21 +544,10 @@ describe("turns with the fake claude", () => {
     const first = await sendMessage(service.harness, service.anna.token, project.id, "one");
     const oldSession = terminalEvent(first.events).data.sessionId;
     const { db } = service.harness.service.database;
-    const pinned = await db
-      .selectFrom("agent_sessions")
-      .select(["agent_sha256", "plugin_sha256"])
-      .where("project_id", "=", project.id)
-      .executeTakeFirstOrThrow();
-    expect(pinned).toEqual({
-      agent_sha256: maraPluginDigest().agentSha256,
-      plugin_sha256: maraPluginDigest().pluginSha256,
-    });
+    const pinned = await openProjectSession(db, project.id);
+    expect(pinned.pin).toBe(`${maraPluginDigest().agentSha256}:${maraPluginDigest().pluginSha256}`);
     // A session started by an earlier release: its agent file had other bytes.
-    await db
-      .updateTable("agent_sessions")
-      .set({ agent_sha256: "0".repeat(64) })
-      .where("project_id", "=", project.id)
-      .execute();
+    await pinToEarlierRelease(db, project.id);
     const second = await sendMessage(service.harness, service.anna.token, project.id, "two");
     expect(second.events.map((e) => e.event)).toContain("session.reset");
     expect(second.events.find((e) => e.event === "session.reset")?.data).toMatchObject({
@@ -604,12 +594,7 @@ describe("turns with the fake claude", () => {
       resumed: true,
       sessionId: done.sessionId,
     });
-    const live = await service.harness.service.database.db
-      .selectFrom("agent_sessions")
-      .select(["claude_session_id", "ended_at"])
-      .where("project_id", "=", project.id)
-      .orderBy("created_at")
-      .execute();
+    const live = await projectSessions(service.harness.service.database.db, project.id);
     expect(live.map((s) => [s.claude_session_id, s.ended_at === null])).toEqual([
       [oldSession, false],
       [done.sessionId, true],
@@ -655,11 +640,7 @@ describe("turns with the fake claude", () => {
       // The CLI had announced its session before it crashed: the record keeps it.
       ["failed", "claude_crashed", null, expect.stringMatching(/^[0-9a-f-]{36}$/) as string],
     ]);
-    const sessions = await service.harness.service.database.db
-      .selectFrom("agent_sessions")
-      .selectAll()
-      .where("project_id", "=", project.id)
-      .execute();
+    const sessions = await projectSessions(service.harness.service.database.db, project.id);
     expect(sessions).toEqual([]);
   });
 

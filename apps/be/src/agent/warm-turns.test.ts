@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
 import { waitFor } from "@talkide/service-kit/testing";
+import { engineDb, sessionPoints, transcriptParts } from "@talkide/turn-engine";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -14,8 +14,12 @@ import {
   type Harness,
   type TestUser,
 } from "../test-support/harness.ts";
+import {
+  advanceElsewhere,
+  openProjectSession,
+  sessionState,
+} from "../test-support/engine-sessions.ts";
 import { processMarkersOf } from "./turn-queue.ts";
-import { projectSessionPoints } from "./session-points.ts";
 
 /**
  * Warm turns (issue 15) with the fake CLI: when a project's next turn runs in its kept
@@ -150,12 +154,13 @@ describe("warm turns", () => {
     await turn(harness, anna, project.id, "one");
     const { db } = harness.service.database;
     // As another instance's turn would leave it.
-    await db
-      .updateTable("agent_sessions")
-      .set({ resume_at_message_id: "00000000-0000-4000-8000-000000000000" })
-      .where("project_id", "=", project.id)
-      .execute();
-    const points = projectSessionPoints(db);
+    const session = await openProjectSession(db, project.id);
+    const { point } = await sessionState(db, session);
+    await advanceElsewhere(db, session.id, {
+      ...point,
+      at: "00000000-0000-4000-8000-000000000000",
+    });
+    const points = (keys: readonly string[]) => sessionPoints(engineDb(db), keys);
     expect(await harness.service.warm.pruneMoved(points)).toBe(1);
     expect(harness.service.warm.size).toBe(0);
     expect(await harness.service.warm.pruneMoved(points)).toBe(0);
@@ -176,7 +181,7 @@ describe("warm turns", () => {
     expect(alive(kept?.pid ?? 0)).toBe(false);
   });
 
-  it("stores a warm turn's new transcript lines in one statement, never onto another instance's copy", async () => {
+  it("stores only a warm turn's new transcript lines, never onto another instance's copy", async () => {
     const { harness, anna } = await setup();
     const { db } = harness.service.database;
     const project = await newProject(harness, anna);
@@ -186,19 +191,8 @@ describe("warm turns", () => {
     const file = join(harness.dataDir, "claude", "projects", "-ws", `${sessionId}.jsonl`);
     mkdirSync(dirname(file), { recursive: true });
     const stored = async () => {
-      const session = await db
-        .selectFrom("agent_sessions")
-        .select("id")
-        .where("project_id", "=", project.id)
-        .where("ended_at", "is", null)
-        .executeTakeFirstOrThrow();
-      const parts = await db
-        .selectFrom("agent_session_transcript_parts")
-        .select("content")
-        .where("agent_session_id", "=", session.id)
-        .orderBy("seq")
-        .execute();
-      return { sessionId: session.id, parts: parts.map((part) => part.content) };
+      const session = await openProjectSession(db, project.id);
+      return { session, parts: await transcriptParts(engineDb(db), session.id) };
     };
     const warmTurn = async (text: string) => {
       const done = await turn(harness, anna, project.id, text);
@@ -215,27 +209,15 @@ describe("warm turns", () => {
     expect((await stored()).parts).toEqual(['{"n":1}\n', '{"n":2}\n']);
 
     // Another instance stores a transcript of its own for the session meanwhile.
-    const { sessionId: agentSessionId } = await stored();
-    await db
-      .updateTable("agent_session_transcripts")
-      .set({
-        turn_id: "00000000-0000-4000-8000-0000000000ff",
-        content_length: 8,
-        content_sha256: createHash("sha256").update('{"n":9}\n').digest("hex"),
-      })
-      .where("agent_session_id", "=", agentSessionId)
-      .execute();
-    await db
-      .updateTable("agent_session_transcript_parts")
-      .set({ content: '{"n":9}\n' })
-      .where("agent_session_id", "=", agentSessionId)
-      .where("seq", "=", 1)
-      .execute();
-    await db
-      .deleteFrom("agent_session_transcript_parts")
-      .where("agent_session_id", "=", agentSessionId)
-      .where("seq", ">", 1)
-      .execute();
+    const { session } = await stored();
+    const { point } = await sessionState(db, session);
+    await advanceElsewhere(
+      db,
+      session.id,
+      point,
+      { sessionId, projectDir: "-ws", content: '{"n":9}\n' },
+      "00000000-0000-4000-8000-0000000000ff",
+    );
     appendFileSync(file, '{"n":3}\n');
     await warmTurn("four");
     // Not appended onto the other copy: the file, whole, as the only part.

@@ -18,6 +18,7 @@ import {
 } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
 import { openDatabase } from "../db/connect.ts";
+import { pinToEarlierRelease } from "../test-support/engine-sessions.ts";
 import {
   addMember,
   api,
@@ -238,12 +239,7 @@ class Backend {
   async pinSessionToAnotherRelease(projectId: number): Promise<void> {
     const database = await openDatabase({ databaseUrl: null, dataDir: this.dataDir });
     try {
-      await database.db
-        .updateTable("agent_sessions")
-        .set({ agent_sha256: "0".repeat(64) })
-        .where("project_id", "=", projectId)
-        .where("ended_at", "is", null)
-        .execute();
+      await pinToEarlierRelease(database.db, projectId);
     } finally {
       await database.close();
     }

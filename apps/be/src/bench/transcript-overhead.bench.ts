@@ -22,11 +22,17 @@ import {
   planTranscriptWrite,
   readRuntimeTranscript,
   TranscriptLedger,
+  type TurnTranscript,
   wholeTurnTranscript,
 } from "@talkide/claude-cli";
-import { transcriptAfterTurn } from "@talkide/turn-engine";
-import { sql, type Kysely } from "kysely";
-import { storeSessionTranscript } from "../agent/session-transcripts.ts";
+import {
+  engineDb,
+  recordSuccess,
+  startSession,
+  transcriptAfterTurn,
+  type EngineDb,
+} from "@talkide/turn-engine";
+import type { Kysely } from "kysely";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
@@ -68,6 +74,23 @@ function turnLines(turn: number): string {
     .join("");
 }
 
+/** A successful turn's store, as the backend's outcome makes it (the engine's `recordSuccess`). */
+async function storeTranscript(
+  db: EngineDb,
+  ledgerOwner: object,
+  sessionId: string,
+  turnId: string,
+  transcript: TurnTranscript,
+): Promise<void> {
+  await recordSuccess(db, ledgerOwner, {
+    sessionId,
+    turnId,
+    point: { id: transcript.sessionId, at: null },
+    costUsd: null,
+    transcript,
+  });
+}
+
 /** Thrown to roll a measured store back. */
 class RolledBack extends Error {}
 
@@ -106,22 +129,18 @@ async function setUp(db: Kysely<DatabaseSchema>, folders: number, turn: number):
   for (let t = 1; t < turn; t += 1) before += turnLines(t);
   writeFileSync(base, before);
   const added = turnLines(turn);
-  const session = await db
-    .insertInto("agent_sessions")
-    .values({
-      project_id: 1,
-      claude_session_id: runtimeId,
-      cumulative_cost_usd: null,
-      // One live session per project: the benchmark's sessions count as ended.
-      ended_at: sql<string>`clock_timestamp()`,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  // A scope of its own: one open session per scope.
+  const session = await startSession(
+    engineDb(db),
+    { scope: `bench:${randomUUID()}`, owner: "bench" },
+    null,
+  );
   // Turn ids are not references: any two stand for the previous and the measured turn.
   const previousTurnId = randomUUID();
   // The database holds the transcript as the previous turn stored it.
-  await storeSessionTranscript(
-    db,
+  await storeTranscript(
+    engineDb(db),
+    {},
     session.id,
     previousTurnId,
     wholeTurnTranscript({ sessionId: runtimeId, projectDir: FOLDER, content: before }),
@@ -180,7 +199,7 @@ async function measureTurn(
     .transaction()
     .execute(async (trx) => {
       const begun = performance.now();
-      await storeSessionTranscript(trx, sessionId, scenario.turnId, transcript);
+      await storeTranscript(engineDb(trx), owner, sessionId, scenario.turnId, transcript);
       storeMs = performance.now() - begun;
       throw new RolledBack();
     })

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
 import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { migrateToLatest as migrateServiceDatabase } from "@talkide/service-kit";
+import { ENGINE_MIGRATIONS } from "@talkide/turn-engine";
 import type { DatabaseSchema } from "./schema.ts";
 import { initialSchema } from "./migrations/0001_initial.ts";
 import { sessionPinning } from "./migrations/0002_session_pinning.ts";
@@ -18,6 +19,7 @@ import { turnCliFallback } from "./migrations/0012_turn_cli_fallback.ts";
 import { accounts } from "./migrations/0013_accounts.ts";
 import { liveConversation } from "./migrations/0015_live_conversation.ts";
 import { turnGatewayUsage } from "./migrations/0016_turn_gateway_usage.ts";
+import { engineSessions } from "./migrations/0017_engine_sessions.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0013_accounts": accounts,
   "0015_live_conversation": liveConversation,
   "0016_turn_gateway_usage": turnGatewayUsage,
+  "0017_engine_sessions": engineSessions,
 };
 
 /** The list itself, for tests that build an older schema. */
@@ -44,8 +47,13 @@ export const MIGRATIONS_FOR_TESTS: Readonly<Record<string, Migration>> = MIGRATI
 /**
  * Brings the schema up to date; returns the names of the migrations that ran now. The
  * backend's own names are recorded as they are (no namespace), as every earlier release
- * recorded them; the LLM gateway's tables come from its own folder (`gateway/…`).
+ * recorded them; the turn engine's tables (`engine/…`) come first, since 0017 moves the
+ * backend's sessions into them, and the LLM gateway's from its own folder (`gateway/…`).
  */
 export function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<readonly string[]> {
-  return migrateServiceDatabase(db, [{ migrations: MIGRATIONS }, GATEWAY_MIGRATIONS]);
+  return migrateServiceDatabase(db, [
+    ENGINE_MIGRATIONS,
+    { migrations: MIGRATIONS },
+    GATEWAY_MIGRATIONS,
+  ]);
 }

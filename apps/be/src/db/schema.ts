@@ -115,44 +115,6 @@ export interface MembersTable {
   removed_at: NullableTimestamp;
 }
 
-export interface AgentSessionsTable {
-  id: Generated<string>;
-  project_id: number;
-  claude_session_id: string;
-  cumulative_cost_usd: number | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  /** Set when the session can no longer be resumed; the next turn starts a fresh one. */
-  ended_at: NullableTimestamp;
-  /** The last message of the last successful turn: the next turn resumes there. */
-  resume_at_message_id: string | null;
-  /** sha256 of Mara's agent file / of the plugin the session started with (null: unknown). */
-  agent_sha256: string | null;
-  plugin_sha256: string | null;
-}
-
-/** Claude Code's transcript of a session after its last successful turn (see migration 0005). */
-export interface AgentSessionTranscriptsTable {
-  agent_session_id: string;
-  claude_session_id: string;
-  project_dir: string;
-  /** What the parts hold together, in UTF-16 code units; null: unknown (store it all again). */
-  content_length: number | null;
-  /** sha256 (hex) of the parts' UTF-8 bytes together; null: unknown. */
-  content_sha256: string | null;
-  turn_id: string;
-  updated_at: Timestamp;
-}
-
-/** A session's transcript is the concatenation of its parts, in `seq` order. */
-export interface AgentSessionTranscriptPartsTable {
-  agent_session_id: string;
-  seq: number;
-  content: string;
-  turn_id: string;
-  created_at: Timestamp;
-}
-
 export type TurnStatus = "queued" | "running" | "succeeded" | "failed" | "stopped";
 
 export interface TurnsTable {
@@ -160,6 +122,7 @@ export interface TurnsTable {
   project_id: number;
   number: number;
   member_id: string;
+  /** The engine's session (`engine_sessions`, migration 0017) the turn ran in. */
   agent_session_id: string | null;
   claude_session_id: string | null;
   resumed: Generated<boolean>;
@@ -257,9 +220,6 @@ export interface DatabaseSchema {
   sign_in_codes: SignInCodesTable;
   projects: ProjectsTable;
   members: MembersTable;
-  agent_sessions: AgentSessionsTable;
-  agent_session_transcripts: AgentSessionTranscriptsTable;
-  agent_session_transcript_parts: AgentSessionTranscriptPartsTable;
   turns: TurnsTable;
   turn_events: TurnEventsTable;
   project_events: ProjectEventsTable;

@@ -12,6 +12,7 @@ import {
   type Harness,
   type TestUser,
 } from "../test-support/harness.ts";
+import { projectSessions } from "../test-support/engine-sessions.ts";
 
 // Issue 49, finding 3: one user took all 999 project ids in 22 s and nobody could create a
 // project any more. Now each user owns at most TALKIDE_PROJECTS_PER_USER projects, and an
@@ -96,12 +97,15 @@ describe("an owner deletes a project", () => {
         }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE project_id = ${project.id}`,
       );
     expect(await of("turns")).toBe(1);
-    expect(await of("agent_sessions")).toBe(1);
+    const sessions = async () =>
+      (await projectSessions(harness.service.database.db, project.id)).length;
+    expect(await sessions()).toBe(1);
 
     const deleted = await api(harness, anna.token, "DELETE", `/v1/projects/${project.id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe("");
-    for (const table of ["turns", "agent_sessions", "members"]) expect(await of(table)).toBe(0);
+    for (const table of ["turns", "members"]) expect(await of(table)).toBe(0);
+    expect(await sessions()).toBe(0);
     expect(
       await count(
         sql<{ n: number }>`SELECT count(*)::int AS n FROM turn_events

@@ -61,11 +61,17 @@ export interface HarnessOptions {
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** The LLM gateway's clock (ms): a test crosses a cache lifetime without waiting. */
   readonly gatewayClock?: () => number;
+  /**
+   * Puts a database of its own in the data directory before the service starts (an older
+   * release's, say): the service migrates it as it would on an upgrade.
+   */
+  readonly prepareDataDir?: (dataDir: string) => Promise<void>;
 }
 
 /** A service on loopback port 0 with a fresh data directory and the fake `claude`. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "talkide-be-test-"));
+  await options.prepareDataDir?.(dataDir);
   if (!options.databaseUrl) await seedMigratedCluster(dataDir);
   const logs: string[] = [];
   const printed: string[] = [];

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
+import { ENGINE_MIGRATIONS } from "@talkide/turn-engine";
 import { filesIn, migratedPgliteSeeder } from "@talkide/service-kit/testing";
 import { WorkQueue } from "@talkide/work-queue";
 import { QUEUE_SCHEMA_BUILD } from "@talkide/work-queue/testing";
@@ -16,6 +17,7 @@ export const seedMigratedCluster = migratedPgliteSeeder({
   schemaFiles: async () => [
     fileURLToPath(new URL("../db/migrate.ts", import.meta.url)),
     ...(await filesIn(new URL("../db/migrations/", import.meta.url))),
+    ...(await filesIn(ENGINE_MIGRATIONS.folder)),
     ...(await filesIn(GATEWAY_MIGRATIONS.folder)),
     QUEUE_SCHEMA_BUILD,
   ],

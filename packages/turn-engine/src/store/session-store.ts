@@ -18,7 +18,7 @@ import type { EngineSessionsTable, EngineTables } from "./tables.ts";
 export type EngineDb = Kysely<EngineTables>;
 
 /** The host's database (or transaction) as the engine's: the engine only touches its tables. */
-export function engineDb(db: Kysely<never> | Kysely<object>): EngineDb {
+export function engineDb<HostTables>(db: Kysely<HostTables>): EngineDb {
   return db as unknown as EngineDb;
 }
 
@@ -215,10 +215,7 @@ export function sessionTotalAfter(
     FROM engine_sessions s WHERE s.id = ${sessionId})`;
 }
 
-function totalAfter(
-  total: RawBuilder<unknown>,
-  costUsd: number | null,
-) {
+function totalAfter(total: RawBuilder<unknown>, costUsd: number | null) {
   return costUsd === null
     ? sql<number | null>`${total}`
     : sql<
@@ -393,4 +390,15 @@ export async function loadTranscript(
     projectDir: stored.project_dir,
     content: stored.content,
   };
+}
+
+/** The stored parts of a session's transcript, in order (what a host's tests check). */
+export async function transcriptParts(db: EngineDb, sessionId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("engine_transcript_parts")
+    .select("content")
+    .where("session_id", "=", sessionId)
+    .orderBy("seq")
+    .execute();
+  return rows.map((row) => row.content);
 }

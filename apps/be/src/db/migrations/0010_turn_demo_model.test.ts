@@ -49,7 +49,9 @@ describe("migration 0010: turns answered by the demo model", () => {
                   ${answer === null ? "failed" : "succeeded"}, ${answer})`.execute(old.db);
       }
 
-      expect((await migrateToLatest(old.db))[0]).toBe("0010_turn_demo_model");
+      // The first of the backend's own that runs (the engine's folder runs before them).
+      const ran = await migrateToLatest(old.db);
+      expect(ran.find((name) => !name.includes("/"))).toBe("0010_turn_demo_model");
       const rows = await old.db
         .selectFrom("turns")
         .select(["number", "demo_model"])
