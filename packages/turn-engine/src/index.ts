@@ -44,6 +44,7 @@ export {
   sessionPoints,
   sessionTotalAfter,
   startSession,
+  transcriptParts,
   type EngineDb,
   type HostSteps,
   type SessionFilter,

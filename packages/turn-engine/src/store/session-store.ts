@@ -18,7 +18,7 @@ import type { EngineSessionsTable, EngineTables } from "./tables.ts";
 export type EngineDb = Kysely<EngineTables>;
 
 /** The host's database (or transaction) as the engine's: the engine only touches its tables. */
-export function engineDb(db: Kysely<never> | Kysely<object>): EngineDb {
+export function engineDb<DB>(db: Kysely<DB>): EngineDb {
   return db as unknown as EngineDb;
 }
 
@@ -215,10 +215,7 @@ export function sessionTotalAfter(
     FROM engine_sessions s WHERE s.id = ${sessionId})`;
 }
 
-function totalAfter(
-  total: RawBuilder<unknown>,
-  costUsd: number | null,
-) {
+function totalAfter(total: RawBuilder<unknown>, costUsd: number | null) {
   return costUsd === null
     ? sql<number | null>`${total}`
     : sql<
@@ -393,4 +390,18 @@ export async function loadTranscript(
     projectDir: stored.project_dir,
     content: stored.content,
   };
+}
+
+/** A stored transcript's parts in order: what each turn wrote (the whole, or the lines it added). */
+export async function transcriptParts(
+  db: EngineDb,
+  sessionId: string,
+): Promise<readonly { readonly content: string; readonly turnId: string }[]> {
+  const rows = await db
+    .selectFrom("engine_transcript_parts")
+    .select(["content", "turn_id"])
+    .where("session_id", "=", sessionId)
+    .orderBy("seq")
+    .execute();
+  return rows.map((row) => ({ content: row.content, turnId: row.turn_id }));
 }
