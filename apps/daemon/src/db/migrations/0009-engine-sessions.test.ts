@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { migrateToLatest, openDatabase } from "@talkide/service-kit";
+import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import {
   chooseSession,
   engineDb,
@@ -53,25 +54,34 @@ async function daemonMigrationsBefore(before: string): Promise<Record<string, Mi
   return migrations;
 }
 
-let dir: string;
-let td: TestDaemon;
+describe.each([
+  { backend: pgliteBackend() },
+  { backend: postgresBackend("The daemon's migration 0009 suite") },
+])(
+  "migration 0009 on $backend.name: sessions and transcripts move to the engine's tables",
+  ({ backend }) => {
+    let dir: string;
+    let td: TestDaemon;
 
-beforeAll(async () => {
-  dir = await makeTempDir();
-  const dataDir = join(dir, "data");
-  const workspace = join(dir, "ws");
-  await mkdir(workspace, { recursive: true });
-  await seedPgliteDataDir(dataDir);
-  const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
-  try {
-    await migrateToLatest(old.db, [
-      { migrations: await daemonMigrationsBefore("0009") },
-      GATEWAY_MIGRATIONS,
-    ]);
-    const db = old.db;
-    await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
+    beforeAll(async () => {
+      if (!backend.available) return;
+      await backend.setup();
+      dir = await makeTempDir();
+      const dataDir = join(dir, "data");
+      const workspace = join(dir, "ws");
+      await mkdir(workspace, { recursive: true });
+      const databaseUrl = await backend.newDatabase();
+      if (databaseUrl === null) await seedPgliteDataDir(dataDir);
+      const old = await openDatabase<unknown>({ databaseUrl, dataDir });
+      try {
+        await migrateToLatest(old.db, [
+          { migrations: await daemonMigrationsBefore("0009") },
+          GATEWAY_MIGRATIONS,
+        ]);
+        const db = old.db;
+        await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
       VALUES ('ava', 'claude-code', ${workspace}, '{}', '2026-05-01T10:00:00Z')`.execute(db);
-    await sql`INSERT INTO sessions (id, agent_id, conversation_id, runtime, runtime_session_id,
+        await sql`INSERT INTO sessions (id, agent_id, conversation_id, runtime, runtime_session_id,
         resume_at_message_id, standing_prompt_version, turn_count, cumulative_cost_usd,
         invalidated_at, invalidated_reason, created_at, updated_at)
       VALUES
@@ -80,118 +90,126 @@ beforeAll(async () => {
          '2026-05-01T11:00:00Z'),
         (${LIVE}, 'ava', 'c-1', 'claude-code', ${RUNTIME}, 'msg-2', ${STANDING_PROMPT_VERSION},
          2, 0.125, NULL, NULL, '2026-05-01T11:00:00Z', '2026-05-01T12:00:00Z')`.execute(db);
-    await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
+        await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
         state, attempts, started_at, finished_at)
       VALUES
         (${DELIVERY_1}, 'ava', 'm-1', 'c-1', 'mention', '{}', 'completed', 1, now(), now()),
         (${DELIVERY_2}, 'ava', 'm-2', 'c-1', 'mention', '{}', 'completed', 1, now(), now())`.execute(
-      db,
-    );
-    await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+          db,
+        );
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
         state, resumed, runtime_session_id, cost_usd, cumulative_cost_usd, finished_at)
       VALUES
         (${TURN_1}, ${DELIVERY_1}, ${ENDED}, 'ava', 'c-1', 1, 'completed', false,
          ${OLD_RUNTIME}, 0.05, 0.05, now()),
         (${TURN_2}, ${DELIVERY_2}, ${LIVE}, 'ava', 'c-1', 1, 'completed', false, ${RUNTIME},
          0.125, 0.125, now())`.execute(db);
-    await sql`INSERT INTO session_transcripts (session_id, runtime_session_id, project_dir,
+        await sql`INSERT INTO session_transcripts (session_id, runtime_session_id, project_dir,
         content, turn_id)
       VALUES (${LIVE}, ${RUNTIME}, '-ws', ${HEADER}, ${TURN_2})`.execute(db);
-    await sql`INSERT INTO session_transcript_parts (session_id, seq, content, turn_id)
+        await sql`INSERT INTO session_transcript_parts (session_id, seq, content, turn_id)
       VALUES (${LIVE}, 1, ${PARTS[0]}, ${TURN_2}), (${LIVE}, 2, ${PARTS[1]}, ${TURN_2})`.execute(
-      db,
-    );
-  } finally {
-    await old.close();
-  }
-  // A daemon of this release starts on it: the engine's tables, then daemon/0009.
-  td = await startTestDaemon({ dataDir });
-});
-
-afterAll(async () => {
-  await td.stop();
-  await removeDir(dir);
-});
-
-describe("migration 0009: sessions and transcripts move to the engine's tables", () => {
-  it("keeps the conversation's open session where it was, with its pin and its transcript's bytes", async () => {
-    const sessions = engineDb(td.daemon.db);
-    const open = await openSession(sessions, conversationScope("ava", "c-1").scope);
-    expect(open?.id).toBe(LIVE);
-    expect(open && pointOfSession(open)).toEqual({ id: RUNTIME, at: "msg-2" });
-    expect(open?.pin).toBe(STANDING_PROMPT_VERSION);
-    expect(await loadTranscript(sessions, LIVE)).toEqual({
-      sessionId: RUNTIME,
-      projectDir: "-ws",
-      content: HEADER + PARTS.join(""),
+          db,
+        );
+      } finally {
+        await old.close();
+      }
+      // A daemon of this release starts on it: the engine's tables, then daemon/0009.
+      td = await startTestDaemon({ dataDir, config: { databaseUrl } });
     });
-    expect(await loadTranscript(sessions, ENDED)).toBeNull();
-    // Resumable under this daemon's standing prompt.
-    expect(open && chooseSession(open, sessionFacts(STANDING_PROMPT_VERSION)).kind).toBe(
-      "continue",
-    );
-  });
 
-  it("shows the sessions as the release did", async () => {
-    expect(await td.api.sessions("&agentId=ava")).toEqual([
-      {
-        id: LIVE,
-        agentId: "ava",
-        conversationId: "c-1",
-        runtime: "claude-code",
-        runtimeSessionId: RUNTIME,
-        standingPromptVersion: STANDING_PROMPT_VERSION,
-        turnCount: 2,
-        cumulativeCostUsd: 0.125,
-        live: true,
-        invalidatedAt: null,
-        invalidatedReason: null,
-        createdAt: "2026-05-01T11:00:00.000Z",
-        updatedAt: "2026-05-01T12:00:00.000Z",
-      },
-      {
-        id: ENDED,
-        agentId: "ava",
-        conversationId: "c-1",
-        runtime: "claude-code",
-        runtimeSessionId: OLD_RUNTIME,
-        standingPromptVersion: "v-old",
-        turnCount: 1,
-        cumulativeCostUsd: 0.05,
-        live: false,
-        invalidatedAt: "2026-05-01T11:00:00.000Z",
-        invalidatedReason: "standing_prompt_changed",
-        createdAt: "2026-05-01T10:00:00.000Z",
-        updatedAt: "2026-05-01T11:00:00.000Z",
-      },
-    ]);
-  });
-
-  it("keeps every turn referencing its session", async () => {
-    const turns = await td.api.turns("&agentId=ava");
-    expect(new Map(turns.map((turn) => [turn.id, turn.sessionId]))).toEqual(
-      new Map([
-        [TURN_1, ENDED],
-        [TURN_2, LIVE],
-      ]),
-    );
-    const sessions = engineDb(td.daemon.db);
-    for (const id of [ENDED, LIVE]) expect((await sessionById(sessions, id))?.id).toBe(id);
-  });
-
-  it("resumes the migrated session with the conversation's next delivery", async () => {
-    const ack = await td.api.deliver("ava", makeDelivery({ conversation_id: "c-1" }));
-    expect(ack.status).toBe(202);
-    const [done] = await td.api.settled([ack.body.delivery.id]);
-    expect(done?.state).toBe("completed");
-    const [turn] = await td.api.turns(`&deliveryId=${ack.body.delivery.id}`);
-    expect(turn).toMatchObject({
-      sessionId: LIVE,
-      resumed: true,
-      resumedRuntimeSessionId: RUNTIME,
-      runtimeSessionId: RUNTIME,
+    afterAll(async () => {
+      if (!backend.available) return;
+      await td.stop();
+      await removeDir(dir);
+      await backend.teardown();
     });
-    const [live] = await td.api.sessions("&agentId=ava&live=true");
-    expect(live).toMatchObject({ id: LIVE, turnCount: 3 });
-  });
-});
+
+    it.skipIf(!backend.available)(
+      "keeps the conversation's open session where it was, with its pin and its transcript's bytes",
+      async () => {
+        const sessions = engineDb(td.daemon.db);
+        const open = await openSession(sessions, conversationScope("ava", "c-1").scope);
+        expect(open?.id).toBe(LIVE);
+        expect(open && pointOfSession(open)).toEqual({ id: RUNTIME, at: "msg-2" });
+        expect(open?.pin).toBe(STANDING_PROMPT_VERSION);
+        expect(await loadTranscript(sessions, LIVE)).toEqual({
+          sessionId: RUNTIME,
+          projectDir: "-ws",
+          content: HEADER + PARTS.join(""),
+        });
+        expect(await loadTranscript(sessions, ENDED)).toBeNull();
+        // Resumable under this daemon's standing prompt.
+        expect(open && chooseSession(open, sessionFacts(STANDING_PROMPT_VERSION)).kind).toBe(
+          "continue",
+        );
+      },
+    );
+
+    it.skipIf(!backend.available)("shows the sessions as the release did", async () => {
+      expect(await td.api.sessions("&agentId=ava")).toEqual([
+        {
+          id: LIVE,
+          agentId: "ava",
+          conversationId: "c-1",
+          runtime: "claude-code",
+          runtimeSessionId: RUNTIME,
+          standingPromptVersion: STANDING_PROMPT_VERSION,
+          turnCount: 2,
+          cumulativeCostUsd: 0.125,
+          live: true,
+          invalidatedAt: null,
+          invalidatedReason: null,
+          createdAt: "2026-05-01T11:00:00.000Z",
+          updatedAt: "2026-05-01T12:00:00.000Z",
+        },
+        {
+          id: ENDED,
+          agentId: "ava",
+          conversationId: "c-1",
+          runtime: "claude-code",
+          runtimeSessionId: OLD_RUNTIME,
+          standingPromptVersion: "v-old",
+          turnCount: 1,
+          cumulativeCostUsd: 0.05,
+          live: false,
+          invalidatedAt: "2026-05-01T11:00:00.000Z",
+          invalidatedReason: "standing_prompt_changed",
+          createdAt: "2026-05-01T10:00:00.000Z",
+          updatedAt: "2026-05-01T11:00:00.000Z",
+        },
+      ]);
+    });
+
+    it.skipIf(!backend.available)("keeps every turn referencing its session", async () => {
+      const turns = await td.api.turns("&agentId=ava");
+      expect(new Map(turns.map((turn) => [turn.id, turn.sessionId]))).toEqual(
+        new Map([
+          [TURN_1, ENDED],
+          [TURN_2, LIVE],
+        ]),
+      );
+      const sessions = engineDb(td.daemon.db);
+      for (const id of [ENDED, LIVE]) expect((await sessionById(sessions, id))?.id).toBe(id);
+    });
+
+    it.skipIf(!backend.available)(
+      "resumes the migrated session with the conversation's next delivery",
+      async () => {
+        const ack = await td.api.deliver("ava", makeDelivery({ conversation_id: "c-1" }));
+        expect(ack.status).toBe(202);
+        const [done] = await td.api.settled([ack.body.delivery.id]);
+        expect(done?.state).toBe("completed");
+        const [turn] = await td.api.turns(`&deliveryId=${ack.body.delivery.id}`);
+        expect(turn).toMatchObject({
+          sessionId: LIVE,
+          resumed: true,
+          resumedRuntimeSessionId: RUNTIME,
+          runtimeSessionId: RUNTIME,
+        });
+        const [live] = await td.api.sessions("&agentId=ava&live=true");
+        expect(live).toMatchObject({ id: LIVE, turnCount: 3 });
+      },
+    );
+  },
+);
