@@ -299,10 +299,10 @@ async function newSessionWhy(
 }
 
 /**
- * An attempt in the conversation's live session at `point`, as the engine chose them (null
- * session: a new one, created here; a live session that has not begun is reused, pinned to the
+ * An attempt in the conversation's open session at `point`, as the engine chose them (null
+ * session: a new one, started here; an open session that has not begun is reused, pinned to the
  * standing prompt of now). No transaction is needed: only this turn runs in the conversation
- * (the scheduler's guarantee), and the database allows one live session per conversation.
+ * (the scheduler's guarantee), and the engine's store allows one open session per scope.
  */
 async function beginAttempt(
   ctx: TurnContext,

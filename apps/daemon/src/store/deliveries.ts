@@ -52,17 +52,15 @@ export async function insertDelivery(
   return { duplicate: true, delivery: existing };
 }
 
-/** A claimed delivery with its agent's binding (one round trip: this is on every turn's path). */
-export type ClaimedDelivery = DeliveryRow & {
-  readonly workspace_dir: string;
-  readonly runtime: string;
-};
+/** A claimed delivery with its agent's workspace (one round trip: this is on every turn's path). */
+export type ClaimedDelivery = DeliveryRow & { readonly workspace_dir: string };
 
 /**
  * Claims one delivery for its turn (accepted → running, one more attempt), with its agent's
- * binding (its conversation's open session is the turn engine's: `openSession`). Undefined when it is no longer waiting (run
- * or failed already). The work queue runs one job per conversation at a time; the partial
- * unique index on running deliveries stays as the database's own guard.
+ * workspace (the conversation's open session is the engine's store's: `openSession`).
+ * Undefined when it is no longer waiting (run or failed already). The work queue runs one job
+ * per conversation at a time; the partial unique index on running deliveries stays as the
+ * database's own guard.
  */
 export async function claimDelivery(
   db: DaemonDb,
@@ -74,7 +72,7 @@ export async function claimDelivery(
        set state = 'running', attempts = attempts + 1, started_at = now()
      where id = ${id} and state = 'accepted'
     returning *)
-    select claimed.*, agents.workspace_dir, agents.runtime
+    select claimed.*, agents.workspace_dir
       from claimed
       join agents on agents.id = claimed.agent_id`.execute(db);
   return result.rows[0];
