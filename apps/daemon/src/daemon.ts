@@ -9,7 +9,13 @@ import {
 import { GATEWAY_MIGRATIONS, usagePeriods, type Gateway } from "@talkide/gateway";
 import { STANDING_PROMPT, STANDING_PROMPT_VERSION } from "@talkide/prompts";
 import { guardedRoutes, type GuardedRoute } from "@talkide/strict-json";
-import { assertDirectoriesIsolated, pruneMovedWarmProcesses } from "@talkide/turn-engine";
+import {
+  assertDirectoriesIsolated,
+  ENGINE_MIGRATIONS,
+  engineDb,
+  pruneMovedWarmProcesses,
+  sessionPoints,
+} from "@talkide/turn-engine";
 import type { DaemonConfig } from "./config.ts";
 import {
   Cleanups,
@@ -36,7 +42,6 @@ import {
   PROVIDER_CREDENTIAL_VARIABLES,
   startModelGateway,
 } from "./runtime/model-gateway.ts";
-import { daemonSessionPoints } from "./sessions/session-points.ts";
 import {
   fetchUsesEnvProxy,
   ticlawkEntries,
@@ -133,7 +138,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       owner: { service: "daemon", dataDirVariable: "TALKIDE_DAEMON_DATA_DIR" },
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
+      // The engine's tables first: the daemon's migration 0009 moves its sessions into them.
       migrations: [
+        ENGINE_MIGRATIONS,
         CORE_MIGRATIONS,
         GATEWAY_MIGRATIONS,
         ...extensions.flatMap((e) => (e.migrations === undefined ? [] : [e.migrations])),
@@ -193,15 +200,15 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         killGraceMs: options.killGraceMs,
         warmProcesses: config.warmProcesses,
         warmIdleMs: config.warmIdleMs,
-        onWarmEnded: (sessionId, reason) => {
-          logger.info({ sessionId, reason }, "warm process ended");
+        onWarmEnded: (scope, reason) => {
+          logger.info({ scope, reason }, "warm process ended");
         },
       });
     // Kept processes end after the turns (cleanups run in reverse order).
     cleanups.push(() => runtime.close());
     // Those whose session went on on another daemon are ended within seconds.
     const stopPruning = pruneMovedWarmProcesses(runtime.warm, {
-      sessionPoints: daemonSessionPoints(db),
+      sessionPoints: (scopes) => sessionPoints(engineDb(db), scopes),
       log: logger,
     });
     cleanups.push(stopPruning);

@@ -12,4 +12,3 @@ export {
   type ClaudeCodeRuntimeOptions,
   type ClaudeCodeTurn,
 } from "./runtime/claude-code.ts";
-export { resolveSessionScope, type LiveSession, type SessionScope } from "./sessions/scope.ts";

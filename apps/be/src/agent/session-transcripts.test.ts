@@ -66,8 +66,8 @@ async function storeSessionTranscript(
   });
 }
 
-const parts = (sessionId: string): Promise<string[]> =>
-  transcriptParts(engineDb(embedded.database.db), sessionId);
+const parts = async (sessionId: string): Promise<string[]> =>
+  (await transcriptParts(engineDb(embedded.database.db), sessionId)).map((part) => part.content);
 
 const transcript = (content: string, sessionId = "c1a0de01-0000", projectDir = "-ws") => ({
   sessionId,
@@ -267,12 +267,13 @@ describe("migration 0007: a transcript stored whole becomes the first part", () 
       expect(await migrateToLatest(old.db)).toContain("0007_transcript_parts");
       // Moved to the engine's tables since (0017), as the only part.
       const moved = await transcriptParts(engineDb(old.db), session.id);
-      expect(moved).toEqual([lines(2)]);
+      expect(moved.map((part) => part.content)).toEqual([lines(2)]);
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(2)));
 
       await storeSessionTranscript(old.db, session.id, TURN_B, turnTranscript(lines(3)));
       expect(await loadSessionTranscript(old.db, session.id)).toEqual(transcript(lines(3)));
-      expect(await transcriptParts(engineDb(old.db), session.id)).toEqual([lines(3)]);
+      const replaced = await transcriptParts(engineDb(old.db), session.id);
+      expect(replaced.map((part) => part.content)).toEqual([lines(3)]);
     } finally {
       await old.close();
       rmSync(oldDir, { recursive: true, force: true });

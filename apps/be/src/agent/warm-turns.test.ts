@@ -192,7 +192,8 @@ describe("warm turns", () => {
     mkdirSync(dirname(file), { recursive: true });
     const stored = async () => {
       const session = await openProjectSession(db, project.id);
-      return { session, parts: await transcriptParts(engineDb(db), session.id) };
+      const parts = await transcriptParts(engineDb(db), session.id);
+      return { session, parts: parts.map((part) => part.content) };
     };
     const warmTurn = async (text: string) => {
       const done = await turn(harness, anna, project.id, text);

@@ -57,28 +57,6 @@ export interface AgentsTable {
   updated_at: Timestamp;
 }
 
-export interface SessionsTable {
-  id: string;
-  agent_id: string;
-  conversation_id: string;
-  runtime: string;
-  /** The runtime's own session id (claude's), known after the first successful turn. */
-  runtime_session_id: string | null;
-  /** The last message of the last successful turn: the next turn resumes there. */
-  resume_at_message_id: string | null;
-  standing_prompt_version: string;
-  turn_count: Generated<number>;
-  /**
-   * What the session's turns cost so far: the sum of their `cost_usd` (never falls; a failed
-   * turn's cost counts too). Up to 0.2.x the runtime's cumulative `total_cost_usd`.
-   */
-  cumulative_cost_usd: number | null;
-  invalidated_at: NullableTimestamp;
-  invalidated_reason: SessionInvalidationReason | null;
-  created_at: Generated<Date>;
-  updated_at: Timestamp;
-}
-
 export interface DeliveriesTable {
   id: string;
   /** Acceptance order; deliveries of one session run in this order. */
@@ -159,43 +137,16 @@ export interface TurnsTable {
   finished_at: NullableTimestamp;
 }
 
-export interface SessionTranscriptsTable {
-  session_id: string;
-  runtime_session_id: string;
-  /** The folder under `<CLAUDE_CONFIG_DIR>/projects` the runtime keeps it in. */
-  project_dir: string;
-  /**
-   * The runtime's transcript (JSON lines) after the session's last successful turn, up to its
-   * parts (`session_transcript_parts`, migration 0005): the whole is this followed by them.
-   */
-  content: string;
-  /** The turn whose result stored the transcript last (a full write or a part). */
-  turn_id: string;
-  updated_at: Generated<Date>;
-}
-
-/** Lines a turn appended to its session's stored transcript (migration 0005). */
-export interface SessionTranscriptPartsTable {
-  session_id: string;
-  seq: number;
-  content: string;
-  turn_id: string;
-}
-
 export interface DaemonTables {
   daemon_meta: DaemonMetaTable;
   api_tokens: ApiTokensTable;
   agents: AgentsTable;
-  sessions: SessionsTable;
   deliveries: DeliveriesTable;
   turns: TurnsTable;
-  session_transcripts: SessionTranscriptsTable;
-  session_transcript_parts: SessionTranscriptPartsTable;
 }
 
 export type DaemonDb = Kysely<DaemonTables>;
 
 export type AgentRow = Selectable<AgentsTable>;
-export type SessionRow = Selectable<SessionsTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type TurnRow = Selectable<TurnsTable>;

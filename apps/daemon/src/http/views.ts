@@ -1,9 +1,11 @@
-import type { AgentRow, DeliveryRow, SessionRow, TurnRow } from "../db/schema.ts";
-import { sessionCacheReuseOf, usageFromColumns } from "@talkide/turn-engine";
+import type { AgentRow, DeliveryRow, TurnRow } from "../db/schema.ts";
+import { sessionCacheReuseOf, usageFromColumns, type SessionRow } from "@talkide/turn-engine";
+import { agentIdOf } from "../sessions/agent-sessions.ts";
 
 /** The API's JSON shapes: camelCase, timestamps as ISO strings, no secrets. */
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+const iso = (d: Date | string | null): string | null =>
+  d === null ? null : new Date(d).toISOString();
 
 export function agentView(row: AgentRow) {
   return {
@@ -18,20 +20,21 @@ export function agentView(row: AgentRow) {
   };
 }
 
-export function sessionView(row: SessionRow) {
+/** A session of the engine's store, as the daemon has always shown it; `runtime` is its agent's. */
+export function sessionView(row: SessionRow, runtime: string) {
   return {
     id: row.id,
-    agentId: row.agent_id,
-    conversationId: row.conversation_id,
-    runtime: row.runtime,
-    runtimeSessionId: row.runtime_session_id,
-    standingPromptVersion: row.standing_prompt_version,
+    agentId: agentIdOf(row),
+    conversationId: row.conversation ?? "",
+    runtime,
+    runtimeSessionId: row.claude_session_id,
+    standingPromptVersion: row.pin ?? "",
     turnCount: row.turn_count,
     /** What its turns cost so far: their sum (never falls). */
     cumulativeCostUsd: row.cumulative_cost_usd,
-    live: row.invalidated_at === null,
-    invalidatedAt: iso(row.invalidated_at),
-    invalidatedReason: row.invalidated_reason,
+    live: row.ended_at === null,
+    invalidatedAt: iso(row.ended_at),
+    invalidatedReason: row.end_reason,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

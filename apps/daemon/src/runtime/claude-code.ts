@@ -43,7 +43,7 @@ export interface ClaudeCodeRuntimeOptions {
   /** A kept process idle this long is ended (default 10 minutes). */
   readonly warmIdleMs?: number | undefined;
   /** Told about every kept process that ends, and why. */
-  readonly onWarmEnded?: ((sessionKey: string, reason: ColdReason) => void) | undefined;
+  readonly onWarmEnded?: ((key: string, reason: ColdReason) => void) | undefined;
 }
 
 export interface ClaudeCodeTurn {

@@ -11,7 +11,15 @@ import {
 import type { Gateway } from "@talkide/gateway";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import {
+  endSession,
+  engineDb,
+  lastEndReason,
+  loadTranscript,
+  openSession,
+  repinSession,
   runTurnPipeline,
+  startSession,
+  type SessionRow,
   type TakenProcess,
   type transcriptAfterTurn,
   type TurnAttempt,
@@ -29,23 +37,9 @@ import { turnSandboxPolicy, type DaemonSandbox } from "../runtime/agent-sandbox.
 import { agentProjectKey, senderUserKey } from "../runtime/model-gateway.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
-import {
-  isCurrentSession,
-  livePointOf,
-  sessionPatchAfterTurn,
-  sessionScopeOf,
-  type LiveSession,
-  type SessionScope,
-} from "../sessions/scope.ts";
+import { conversationScope, isCurrentSession, sessionFacts } from "../sessions/agent-sessions.ts";
 import { otherWorkspaces } from "../store/agents.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
-import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
-import {
-  createSession,
-  invalidateSession,
-  lastEndedSessionReason,
-  repinSession,
-} from "../store/sessions.ts";
 import { recordTurnSuccess } from "../store/turn-success.ts";
 import { endTurn, recordTurnProcess, startTurn, type TurnProcess } from "../store/turns.ts";
 import { accountTurn, type NewSessionWhy } from "./turn-account.ts";
@@ -128,7 +122,6 @@ interface DeliveryContext extends EngineTurnContext {
 
 /** One turn of the delivery: its own id, row and session. */
 interface DeliveryAttempt extends TurnAttempt {
-  readonly scope: SessionScope;
   readonly sessionId: string;
   readonly turn: ClaudeCodeTurn;
   readonly claudeVersion: string | null;
@@ -143,7 +136,7 @@ function deliveryHost(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   inspected: Promise<readonly string[]> | undefined,
-): TurnPipelineHost<Bus, LiveSession, DeliveryContext, DeliveryAttempt> {
+): TurnPipelineHost<Bus, SessionRow, DeliveryContext, DeliveryAttempt> {
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
   const publishInvalidated = (sessionId: string, reason: SessionInvalidationReason): void => {
     ctx.events.publish({
@@ -157,15 +150,16 @@ function deliveryHost(
   // Why the pipeline ended the conversation's session during this turn (the next attempt then
   // starts a new one): the words for the new session's cache miss.
   let ended: SessionInvalidationReason | null = null;
+  const sessions = engineDb(ctx.db);
+  const scope = conversationScope(delivery.agent_id, delivery.conversation_id);
+  const facts = sessionFacts(ctx.standingPrompt.version);
   return {
     pool: ctx.runtime.warm,
     claudeConfigDir: ctx.claudeConfigDir,
     ledgerOwner: ctx.db,
     events: { live: ctx.events, hold: () => new HeldBus() },
-    loadTranscript: (sessionId) => loadStoredTranscript(ctx.db, sessionId),
-
-    // The claim brought the conversation's live session along.
-    openSession: () => Promise.resolve(liveSessionOf(delivery)),
+    loadTranscript: (sessionId) => loadTranscript(sessions, sessionId),
+    openSession: () => openSession(sessions, scope.scope),
     prepareContext: async () => {
       let parsed: ReturnType<typeof parseDelivery>;
       try {
@@ -213,13 +207,13 @@ function deliveryHost(
       });
     },
     // A session begins with its first successful turn (the runtime session it stores).
-    pointOf: livePointOf,
+    pointOf: facts.pointOf,
     // The runtime keeps a session's first system prompt: a session started with another
     // standing prompt version is replaced, never resumed with a silently stale prompt.
-    isCurrent: (live) => isCurrentSession(live, ctx.standingPrompt.version),
+    isCurrent: facts.isCurrent,
     endSession: async (live) => {
       ended = "standing_prompt_changed";
-      await invalidateSession(ctx.db, live.id, "standing_prompt_changed");
+      await endSession(sessions, live.id, "standing_prompt_changed");
       publishInvalidated(live.id, "standing_prompt_changed");
     },
 
@@ -257,7 +251,7 @@ function deliveryHost(
       if (outcome.kind === "succeeded") return;
       ended = "unknown_session";
       await recordFailedTurn(ctx, delivery, log, attempt, outcome, true);
-      if (await invalidateSession(ctx.db, attempt.sessionId, "unknown_session"))
+      if (await endSession(sessions, attempt.sessionId, "unknown_session"))
         publishInvalidated(attempt.sessionId, "unknown_session");
     },
     storeOutcome: async (attempt, outcome, transcript) => {
@@ -290,7 +284,7 @@ const USAGE_LIMIT_REACHED = "usage_limit_reached";
 async function newSessionWhy(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  live: LiveSession | null,
+  live: SessionRow | null,
   point: SessionPoint | null,
   ended: SessionInvalidationReason | null,
 ): Promise<NewSessionWhy> {
@@ -299,51 +293,34 @@ async function newSessionWhy(
   if (live !== null) return "not_begun";
   // Only the gateway's figures carry a miss to name: without it, no read.
   if (ctx.gateway === null) return "first";
-  return (
-    (await lastEndedSessionReason(ctx.db, delivery.agent_id, delivery.conversation_id)) ?? "first"
-  );
-}
-
-function liveSessionOf(delivery: ClaimedDelivery): LiveSession | null {
-  return delivery.live_session_id === null || delivery.live_standing_prompt_version === null
-    ? null
-    : {
-        id: delivery.live_session_id,
-        runtimeSessionId: delivery.live_runtime_session_id,
-        resumeAtMessageId: delivery.live_resume_at_message_id,
-        standingPromptVersion: delivery.live_standing_prompt_version,
-        cumulativeCostUsd: delivery.live_cumulative_cost_usd,
-      };
+  const scope = conversationScope(delivery.agent_id, delivery.conversation_id).scope;
+  const reason = await lastEndReason(engineDb(ctx.db), scope);
+  return (reason as SessionInvalidationReason | null) ?? "first";
 }
 
 /**
- * An attempt in the conversation's live session at `point`, as the engine chose them (null
- * session: a new one, created here; a live session that has not begun is reused, pinned to the
+ * An attempt in the conversation's open session at `point`, as the engine chose them (null
+ * session: a new one, started here; an open session that has not begun is reused, pinned to the
  * standing prompt of now). No transaction is needed: only this turn runs in the conversation
- * (the scheduler's guarantee), and the database allows one live session per conversation.
+ * (the scheduler's guarantee), and the engine's store allows one open session per scope.
  */
 async function beginAttempt(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  live: LiveSession | null,
+  live: SessionRow | null,
   point: SessionPoint | null,
   context: DeliveryContext,
   instructionFiles: readonly string[],
   { why }: { readonly why: NewSessionWhy },
 ): Promise<DeliveryAttempt> {
-  const scope = sessionScopeOf(live, point);
+  const sessions = engineDb(ctx.db);
+  const scope = conversationScope(delivery.agent_id, delivery.conversation_id);
   const sessionId =
-    live?.id ??
-    (await createSession(ctx.db, {
-      agentId: delivery.agent_id,
-      conversationId: delivery.conversation_id,
-      runtime: delivery.runtime,
-      standingPromptVersion: ctx.standingPrompt.version,
-    }));
+    live?.id ?? (await startSession(sessions, scope, ctx.standingPrompt.version)).id;
   // Its first runtime session starts with the standing prompt of now.
   if (live !== null && point === null && !isCurrentSession(live, ctx.standingPrompt.version))
-    await repinSession(ctx.db, live.id, ctx.standingPrompt.version);
-  const resumeId = scope.kind === "resume" ? scope.runtimeSessionId : null;
+    await repinSession(sessions, live.id, ctx.standingPrompt.version);
+  const resumeId = point?.id ?? null;
   const turnEnvBase = {
     agentId: delivery.agent_id,
     conversationId: delivery.conversation_id,
@@ -386,7 +363,7 @@ async function beginAttempt(
     wakePrompt: context.wake.text,
     standingPrompt: ctx.standingPrompt.text,
     resumeRuntimeSessionId: resumeId,
-    resumeAtMessageId: scope.kind === "resume" ? scope.resumeAtMessageId : null,
+    resumeAtMessageId: point?.at ?? null,
     env,
     perTurnVariables,
     sessionKey: sessionId,
@@ -428,17 +405,18 @@ async function beginAttempt(
   };
   const { gateway } = ctx;
   return {
-    scope,
     sessionId,
     turn,
     turnId,
     claudeVersion,
     preparedAt,
     why,
-    key: sessionId,
+    // The warm pool keeps one process per conversation, by the scope the store answers by.
+    key: scope.scope,
     sessionKey: sessionId,
     userKey: context.userKey,
-    previousCumulativeCostUsd: scope.kind === "resume" ? scope.previousCumulativeCostUsd : null,
+    // The session's total so far: the CLI's running total is compared with it (no gateway).
+    previousCumulativeCostUsd: point === null ? null : (live?.cumulative_cost_usd ?? null),
     // Each new process gets a token of its own: it counts for the agent, and for the turn
     // (and its sender) it runs while the engine attaches it.
     cold: ctx.runtime.coldStart(
@@ -540,15 +518,10 @@ async function recordFailedTurn(
 async function recordSuccess(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
-  { scope, sessionId, turnId, claudeVersion, preparedAt, why }: DeliveryAttempt,
+  { sessionId, turnId, claudeVersion, preparedAt, why }: DeliveryAttempt,
   { result, costUsd }: Extract<TurnOutcome, { kind: "succeeded" }>,
   transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
 ): Promise<void> {
-  const patch = sessionPatchAfterTurn(scope, {
-    ok: true,
-    runtimeSessionId: result.sessionId,
-    lastMessageId: result.lastMessageId,
-  });
   const account = await accountTurn(ctx.gateway, turnId, { usage: result.usage, costUsd }, why);
   await recordTurnSuccess(ctx.db, {
     turnId,
@@ -560,7 +533,8 @@ async function recordSuccess(
     // Recorded, and the session continues, as in the backend (its README: a new session would
     // write the whole prefix again and meet the same refusal).
     cliFallback: cliFallbackOfTurn(transcript, preparedAt),
-    resumeAtMessageId: patch?.resumeAtMessageId ?? null,
+    // Where the session's next turn resumes: a failed turn after it never reaches the model.
+    resumeAtMessageId: result.lastMessageId,
     events: result.events,
     transcript,
     agentMeta: {

@@ -1,5 +1,7 @@
+import { endSessionsOf, engineDb, listSessions } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { AgentRow, DaemonDb } from "../db/schema.ts";
+import { agentOwner } from "../sessions/agent-sessions.ts";
 
 export const SUPPORTED_RUNTIMES = ["claude-code"] as const;
 export type RuntimeName = (typeof SUPPORTED_RUNTIMES)[number];
@@ -94,16 +96,15 @@ export async function resetAgent(
   });
 }
 
+/** Ends the agent's open sessions; returns those it ended. */
 async function invalidateLiveSessions(
   trx: DaemonDb,
   agentId: string,
   reason: "reset",
 ): Promise<readonly { readonly id: string; readonly conversation_id: string }[]> {
-  return trx
-    .updateTable("sessions")
-    .set({ invalidated_at: new Date(), invalidated_reason: reason, updated_at: new Date() })
-    .where("agent_id", "=", agentId)
-    .where("invalidated_at", "is", null)
-    .returning(["id", "conversation_id"])
-    .execute();
+  const db = engineDb(trx);
+  const owner = agentOwner(agentId);
+  const open = await listSessions(db, { owner, openOnly: true, limit: 1_000_000 });
+  await endSessionsOf(db, owner, reason);
+  return open.map((session) => ({ id: session.id, conversation_id: session.conversation ?? "" }));
 }

@@ -52,25 +52,15 @@ export async function insertDelivery(
   return { duplicate: true, delivery: existing };
 }
 
-/**
- * A claimed delivery with its agent's binding and its conversation's live session, if any
- * (one round trip for all three: this is on every turn's path).
- */
-export type ClaimedDelivery = DeliveryRow & {
-  readonly workspace_dir: string;
-  readonly runtime: string;
-  readonly live_session_id: string | null;
-  readonly live_runtime_session_id: string | null;
-  readonly live_resume_at_message_id: string | null;
-  readonly live_standing_prompt_version: string | null;
-  readonly live_cumulative_cost_usd: number | null;
-};
+/** A claimed delivery with its agent's workspace (one round trip: this is on every turn's path). */
+export type ClaimedDelivery = DeliveryRow & { readonly workspace_dir: string };
 
 /**
  * Claims one delivery for its turn (accepted → running, one more attempt), with its agent's
- * binding and its conversation's live session. Undefined when it is no longer waiting (run
- * or failed already). The work queue runs one job per conversation at a time; the partial
- * unique index on running deliveries stays as the database's own guard.
+ * workspace (the conversation's open session is the engine's store's: `openSession`).
+ * Undefined when it is no longer waiting (run or failed already). The work queue runs one job
+ * per conversation at a time; the partial unique index on running deliveries stays as the
+ * database's own guard.
  */
 export async function claimDelivery(
   db: DaemonDb,
@@ -82,16 +72,9 @@ export async function claimDelivery(
        set state = 'running', attempts = attempts + 1, started_at = now()
      where id = ${id} and state = 'accepted'
     returning *)
-    select claimed.*, agents.workspace_dir, agents.runtime,
-           s.id as live_session_id, s.runtime_session_id as live_runtime_session_id,
-           s.resume_at_message_id as live_resume_at_message_id,
-           s.standing_prompt_version as live_standing_prompt_version,
-           s.cumulative_cost_usd as live_cumulative_cost_usd
+    select claimed.*, agents.workspace_dir
       from claimed
-      join agents on agents.id = claimed.agent_id
-      left join sessions s
-        on s.agent_id = claimed.agent_id and s.conversation_id = claimed.conversation_id
-       and s.invalidated_at is null`.execute(db);
+      join agents on agents.id = claimed.agent_id`.execute(db);
   return result.rows[0];
 }
 

@@ -7,11 +7,19 @@ import {
   type TokenUsage,
   wholeTurnTranscript,
 } from "@talkide/claude-cli";
-import { materialiseTranscript } from "@talkide/turn-engine";
+import {
+  engineDb,
+  loadTranscript,
+  materialiseTranscript,
+  openSession,
+  recordSuccess,
+  startSession,
+  transcriptParts,
+} from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonDb } from "../db/schema.ts";
 import type { TurnAccount } from "../scheduler/turn-account.ts";
-import { loadStoredTranscript } from "../sessions/stored-transcript.ts";
+import { conversationScope } from "../sessions/agent-sessions.ts";
 import {
   makeTempDir,
   removeDir,
@@ -19,7 +27,6 @@ import {
   type TestDaemon,
 } from "../test-support/harness.ts";
 import { claimDelivery, insertDelivery } from "./deliveries.ts";
-import { createSession } from "./sessions.ts";
 import { recordTurnSuccess } from "./turn-success.ts";
 import { startTurn } from "./turns.ts";
 
@@ -43,12 +50,7 @@ afterAll(async () => {
 });
 
 async function newSession(conversationId: string): Promise<string> {
-  return createSession(db, {
-    agentId: "ava",
-    conversationId,
-    runtime: "claude-code",
-    standingPromptVersion: "v1",
-  });
+  return (await startSession(engineDb(db), conversationScope("ava", conversationId), "v1")).id;
 }
 
 /** Stores one successful turn of the session whose runtime transcript is now `content`. */
@@ -115,26 +117,29 @@ async function succeed(
 /** What a resume on a fresh machine would find. */
 async function materialised(sessionId: string, runtimeSessionId: string): Promise<string> {
   const configDir = join(dir, `cfg-${randomUUID()}`);
-  const store = { loadTranscript: (id: string) => loadStoredTranscript(db, id) };
+  const store = { loadTranscript: (id: string) => loadTranscript(engineDb(db), id) };
   expect(await materialiseTranscript(store, configDir, sessionId)).toBe(true);
   return readFile(join(configDir, "projects", "-ws", `${runtimeSessionId}.jsonl`), "utf8");
 }
 
+/** The parts a full write's part was followed by: each an append (the lines a turn added). */
 async function parts(sessionId: string): Promise<number> {
-  const rows = await db
-    .selectFrom("session_transcript_parts")
-    .select("seq")
-    .where("session_id", "=", sessionId)
-    .execute();
-  return rows.length;
+  return (await transcriptParts(engineDb(db), sessionId)).length - 1;
 }
 
-async function state(sessionId: string, turnId: string, deliveryId: string) {
-  const session = await db
-    .selectFrom("sessions")
-    .select(["turn_count", "resume_at_message_id", "runtime_session_id"])
-    .where("id", "=", sessionId)
-    .executeTakeFirstOrThrow();
+async function state(
+  sessionId: string,
+  conversationId: string,
+  turnId: string,
+  deliveryId: string,
+) {
+  const open = await openSession(engineDb(db), conversationScope("ava", conversationId).scope);
+  expect(open?.id).toBe(sessionId);
+  const session = {
+    turn_count: open?.turn_count,
+    resume_at_message_id: open?.resume_at_message_id,
+    runtime_session_id: open?.claude_session_id,
+  };
   const turn = await db
     .selectFrom("turns")
     .select("state")
@@ -158,7 +163,7 @@ describe("recordTurnSuccess and the stored transcript", () => {
       const { turnId, deliveryId } = await succeed(sessionId, "c-grow", runtime, content);
       expect(await materialised(sessionId, runtime)).toBe(content);
       expect(await parts(sessionId)).toBe(turn - 1);
-      const now = await state(sessionId, turnId, deliveryId);
+      const now = await state(sessionId, "c-grow", turnId, deliveryId);
       expect(now).toEqual({
         session: {
           turn_count: turn,
@@ -169,12 +174,8 @@ describe("recordTurnSuccess and the stored transcript", () => {
         delivery: "completed",
       });
     }
-    const base = await db
-      .selectFrom("session_transcripts")
-      .select("content")
-      .where("session_id", "=", sessionId)
-      .executeTakeFirstOrThrow();
-    expect(base.content).toBe(content.slice(0, content.indexOf("\n") + 1));
+    const [base] = await transcriptParts(engineDb(db), sessionId);
+    expect(base?.content).toBe(content.slice(0, content.indexOf("\n") + 1));
   });
 
   it("writes the transcript whole, once, when another writer stored one in between", async () => {
@@ -182,13 +183,22 @@ describe("recordTurnSuccess and the stored transcript", () => {
     const runtime = randomUUID();
     await succeed(sessionId, "c-moved", runtime, "one\n");
     await succeed(sessionId, "c-moved", runtime, "one\ntwo\n");
-    // Another daemon ran a turn of this session and stored its transcript.
-    await db
-      .updateTable("session_transcripts")
-      .set({ content: "elsewhere\n", turn_id: randomUUID() })
-      .where("session_id", "=", sessionId)
-      .execute();
-    await db.deleteFrom("session_transcript_parts").where("session_id", "=", sessionId).execute();
+    // Another daemon ran a turn of this session and stored its transcript (its own ledger).
+    await recordSuccess(
+      engineDb(db),
+      {},
+      {
+        sessionId,
+        turnId: randomUUID(),
+        point: { id: runtime, at: null },
+        costUsd: null,
+        transcript: wholeTurnTranscript({
+          sessionId: runtime,
+          projectDir: "-ws",
+          content: "elsewhere\n",
+        }),
+      },
+    );
 
     const { turnId, deliveryId } = await succeed(
       sessionId,
@@ -198,8 +208,9 @@ describe("recordTurnSuccess and the stored transcript", () => {
     );
     expect(await materialised(sessionId, runtime)).toBe("one\ntwo\nthree\n");
     expect(await parts(sessionId)).toBe(0);
-    // The refused append changed nothing: the session advanced once for this turn.
-    expect((await state(sessionId, turnId, deliveryId)).session.turn_count).toBe(3);
+    // The refused append changed nothing: the session advanced once for this turn (after two
+    // of this daemon's and the other one's).
+    expect((await state(sessionId, "c-moved", turnId, deliveryId)).session.turn_count).toBe(4);
   });
 
   it("writes a rewritten transcript whole and drops the parts it had", async () => {

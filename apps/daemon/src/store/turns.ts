@@ -1,6 +1,5 @@
 import type { LimitReached } from "@talkide/gateway";
-import { usageColumns } from "@talkide/turn-engine";
-import { type Expression, type RawBuilder, sql } from "kysely";
+import { chargeSession, engineDb, usageColumns } from "@talkide/turn-engine";
 import type { DaemonDb, TurnRow } from "../db/schema.ts";
 import type { TurnAccount } from "../scheduler/turn-account.ts";
 
@@ -70,22 +69,6 @@ export async function recordTurnProcess(
     .execute();
 }
 
-/**
- * A session's total with a turn's cost added (`total`: the session's `cumulative_cost_usd`
- * before it), to 1e-10 USD as every amount; unchanged for a turn of unknown cost. The
- * session's total is the sum of its turns: it never falls.
- */
-export function sessionTotalAfter(
-  total: Expression<unknown>,
-  costUsd: number | null,
-): RawBuilder<number | null> {
-  return costUsd === null
-    ? sql<number | null>`${total}`
-    : sql<
-        number | null
-      >`round((coalesce(${total}, 0) + ${costUsd}::double precision)::numeric, 10)::double precision`;
-}
-
 /** The turn's figures as its columns (`turn-account.ts`). */
 function accountColumns(account: TurnAccount) {
   return {
@@ -142,17 +125,10 @@ export async function endTurn(db: DaemonDb, id: string, end: TurnEnd): Promise<v
       .returning("id")
       .executeTakeFirst();
     if (ended === undefined || end.account === null) return;
-    const session = await trx
-      .updateTable("sessions")
-      .set({
-        cumulative_cost_usd: sessionTotalAfter(sql.ref("cumulative_cost_usd"), end.account.costUsd),
-      })
-      .where("id", "=", end.sessionId)
-      .returning("cumulative_cost_usd")
-      .executeTakeFirst();
+    const total = await chargeSession(engineDb(trx), end.sessionId, end.account.costUsd);
     await trx
       .updateTable("turns")
-      .set({ cumulative_cost_usd: session?.cumulative_cost_usd ?? null })
+      .set({ cumulative_cost_usd: total })
       .where("id", "=", id)
       .execute();
   });

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheReuse } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
+import { engineDb, listSessions, recordSuccess } from "@talkide/turn-engine";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DaemonEvent } from "../events/bus.ts";
 import {
@@ -205,11 +206,23 @@ describe("warm turns in the daemon", () => {
     await deliver(td);
     const [kept] = await records();
     expect(alive(kept?.pid ?? 0)).toBe(true);
-    // As another daemon's turn of this conversation would leave the session.
-    await td.daemon.db
-      .updateTable("sessions")
-      .set({ resume_at_message_id: "00000000-0000-4000-8000-000000000000" })
-      .execute();
+    // As another daemon's turn of this conversation would leave the session (its own ledger).
+    const sessions = engineDb(td.daemon.db);
+    const [session] = await listSessions(sessions, { openOnly: true, limit: 1 });
+    await recordSuccess(
+      sessions,
+      {},
+      {
+        sessionId: session?.id ?? "",
+        turnId: "00000000-0000-4000-8000-000000000001",
+        point: {
+          id: session?.claude_session_id ?? "",
+          at: "00000000-0000-4000-8000-000000000000",
+        },
+        costUsd: null,
+        transcript: null,
+      },
+    );
     await waitFor(
       () => Promise.resolve(alive(kept?.pid ?? 0) ? null : true),
       "the kept process to be ended",

@@ -3,6 +3,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FAKE_CLAUDE_PATH } from "@talkide/claude-cli/testing";
 import { DEFAULT_LIMITS, DEFAULT_PRICES, GATEWAY_MIGRATIONS } from "@talkide/gateway";
+import { ENGINE_MIGRATIONS } from "@talkide/turn-engine";
 import { createLogger } from "@talkide/service-kit";
 import {
   ApiClient as ServiceApiClient,
@@ -28,7 +29,7 @@ export { makeTempDir, removeDir, seedPgliteDataDir, waitFor } from "@talkide/ser
  */
 export const seedMigratedDaemonDataDir = migrationFoldersSeeder(
   "daemon",
-  [CORE_MIGRATIONS, GATEWAY_MIGRATIONS],
+  [ENGINE_MIGRATIONS, CORE_MIGRATIONS, GATEWAY_MIGRATIONS],
   {
     // The work queue's tables too: pg-boss's install is about 0.15 s of WebAssembly a daemon.
     files: [QUEUE_SCHEMA_BUILD],

@@ -12,6 +12,7 @@ import {
   type FakeReply,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
+import { engineDb, listSessions, loadTranscript } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
@@ -219,9 +220,13 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
   async function expectNowhere(td: TestDaemon, secrets: readonly string[]) {
     const records = await sql<{ text: string }>`
       SELECT t::text AS text FROM turns t
-      UNION ALL SELECT s::text FROM session_transcripts s
-      UNION ALL SELECT p::text FROM session_transcript_parts p
       UNION ALL SELECT d::text FROM deliveries d`.execute(td.daemon.db);
+    const sessions = engineDb(td.daemon.db);
+    for (const session of await listSessions(sessions, { limit: 1000 })) {
+      records.rows.push({ text: JSON.stringify(session) });
+      const transcript = await loadTranscript(sessions, session.id);
+      if (transcript !== null) records.rows.push({ text: transcript.content });
+    }
     // And the CLI's own transcripts and saved tool output, in its config dir.
     const cliFiles = await readdir(td.daemon.config.claudeConfigDir, {
       recursive: true,

@@ -7,7 +7,9 @@ import {
   startFakeMessagesApi,
   type FakeMessagesApi,
 } from "@talkide/claude-cli/testing";
+import { wholeTurnTranscript } from "@talkide/claude-cli";
 import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
+import { engineDb, listSessions, loadTranscript, recordSuccess } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   makeDelivery,
@@ -74,29 +76,29 @@ describe.skipIf(!canRun)("the daemon at the wire: warm and cold turns of the sam
     const first = await deliver(td, makeDelivery({ conversation_id: "c-w", text: "Word one." }));
     expect(first.turn?.process).toBe("cold");
     const { db } = td.daemon;
-    const session = await db.selectFrom("sessions").selectAll().executeTakeFirstOrThrow();
-    const transcript = await db
-      .selectFrom("session_transcripts")
-      .selectAll()
-      .executeTakeFirstOrThrow();
+    const sessions = engineDb(db);
+    const [session] = await listSessions(sessions, { limit: 1 });
+    if (session === undefined) throw new Error("no session after the first turn");
+    const transcript = await loadTranscript(sessions, session.id);
+    if (transcript === null) throw new Error("no transcript after the first turn");
 
     const message = makeDelivery({ conversation_id: "c-w", text: "Word two." });
     const warm = await deliver(td, message);
     expect(warm.turn?.process).toBe("warm");
 
     // Back to the state after the first turn, in a daemon that keeps no process.
-    await db
-      .updateTable("sessions")
-      .set({ resume_at_message_id: session.resume_at_message_id })
-      .where("id", "=", session.id)
-      .execute();
-    await db
-      .updateTable("session_transcripts")
-      .set({ content: transcript.content })
-      .where("session_id", "=", session.id)
-      .execute();
-    // The warm turn appended its lines as a part (migration 0005).
-    await db.deleteFrom("session_transcript_parts").where("session_id", "=", session.id).execute();
+    // (A success stored whole, by a writer whose ledger knows nothing: the warm turn's part goes.)
+    await recordSuccess(
+      sessions,
+      {},
+      {
+        sessionId: session.id,
+        turnId: "00000000-0000-4000-8000-000000000001",
+        point: { id: transcript.sessionId, at: session.resume_at_message_id },
+        costUsd: null,
+        transcript: wholeTurnTranscript(transcript),
+      },
+    );
     await td.stop();
     td = await start();
     const again = { ...message, id: `${String(message["id"])}-again` };

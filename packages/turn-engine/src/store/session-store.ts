@@ -18,7 +18,7 @@ import type { EngineSessionsTable, EngineTables } from "./tables.ts";
 export type EngineDb = Kysely<EngineTables>;
 
 /** The host's database (or transaction) as the engine's: the engine only touches its tables. */
-export function engineDb<HostTables>(db: Kysely<HostTables>): EngineDb {
+export function engineDb<DB>(db: Kysely<DB>): EngineDb {
   return db as unknown as EngineDb;
 }
 
@@ -392,13 +392,16 @@ export async function loadTranscript(
   };
 }
 
-/** The stored parts of a session's transcript, in order (what a host's tests check). */
-export async function transcriptParts(db: EngineDb, sessionId: string): Promise<string[]> {
+/** A stored transcript's parts in order: what each turn wrote (the whole, or the lines it added). */
+export async function transcriptParts(
+  db: EngineDb,
+  sessionId: string,
+): Promise<readonly { readonly content: string; readonly turnId: string }[]> {
   const rows = await db
     .selectFrom("engine_transcript_parts")
-    .select("content")
+    .select(["content", "turn_id"])
     .where("session_id", "=", sessionId)
     .orderBy("seq")
     .execute();
-  return rows.map((row) => row.content);
+  return rows.map((row) => ({ content: row.content, turnId: row.turn_id }));
 }

@@ -13,7 +13,8 @@ import {
   registerAgent,
   resetAgent,
 } from "../../store/agents.ts";
-import { listSessions } from "../../store/sessions.ts";
+import { engineDb, listSessions } from "@talkide/turn-engine";
+import { agentOwner } from "../../sessions/agent-sessions.ts";
 import { ApiError, parseInput } from "@talkide/service-kit";
 import type { PeriodUsage } from "@talkide/gateway";
 import { requireScope } from "../auth.ts";
@@ -49,8 +50,15 @@ export function registerAgentRoutes(
     const { agentId } = parseInput(agentParams, request.params, "invalid_params");
     const agent = await getAgent(db, agentId);
     if (agent === undefined) throw new ApiError(404, "unknown_agent", NO_SUCH_AGENT);
-    const sessions = await listSessions(db, { agentId, liveOnly: true, limit: 1000 });
-    return { agent: agentView(agent), liveSessions: sessions.map(sessionView) };
+    const sessions = await listSessions(engineDb(db), {
+      owner: agentOwner(agentId),
+      openOnly: true,
+      limit: 1000,
+    });
+    return {
+      agent: agentView(agent),
+      liveSessions: sessions.map((session) => sessionView(session, agent.runtime)),
+    };
   });
 
   // What an agent's turns cost today and this month, exact as the model gateway recorded them,

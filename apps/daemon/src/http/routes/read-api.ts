@@ -2,7 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { DaemonDb } from "../../db/schema.ts";
 import { getDelivery, listDeliveries } from "../../store/deliveries.ts";
-import { listSessions } from "../../store/sessions.ts";
+import { engineDb, listSessions } from "@talkide/turn-engine";
+import { agentIdOf, agentOwner } from "../../sessions/agent-sessions.ts";
+import { listAgents } from "../../store/agents.ts";
 import { listTurns } from "../../store/turns.ts";
 import { ApiError, parseInput } from "@talkide/service-kit";
 import { PG_INTEGER_MAX, urlInteger } from "@talkide/strict-json";
@@ -28,13 +30,17 @@ export function registerReadRoutes(app: FastifyInstance, db: DaemonDb): void {
       request.query,
       "invalid_query",
     );
-    const rows = await listSessions(db, {
-      agentId: q.agentId,
-      conversationId: q.conversationId,
-      liveOnly: q.live,
+    const rows = await listSessions(engineDb(db), {
+      owner: q.agentId === undefined ? undefined : agentOwner(q.agentId),
+      conversation: q.conversationId,
+      openOnly: q.live,
       limit: q.limit,
     });
-    return { sessions: rows.map(sessionView) };
+    // A session's runtime is its agent's.
+    const runtimes = new Map((await listAgents(db)).map((agent) => [agent.id, agent.runtime]));
+    return {
+      sessions: rows.map((row) => sessionView(row, runtimes.get(agentIdOf(row)) ?? "")),
+    };
   });
 
   app.get("/v1/deliveries", admin, async (request) => {
