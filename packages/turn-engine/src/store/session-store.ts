@@ -215,10 +215,7 @@ export function sessionTotalAfter(
     FROM engine_sessions s WHERE s.id = ${sessionId})`;
 }
 
-function totalAfter(
-  total: RawBuilder<unknown>,
-  costUsd: number | null,
-) {
+function totalAfter(total: RawBuilder<unknown>, costUsd: number | null) {
   return costUsd === null
     ? sql<number | null>`${total}`
     : sql<
