@@ -1,7 +1,8 @@
 export {
   runTurnPipeline,
-  type SessionEndReason,
+  type SessionEnd,
   type TurnAttempt,
+  type TurnEnd,
   type TurnContext,
   type TurnPipelineHost,
   type TurnProgress,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildClaudeArgs, type WarmClaudeProcess, WarmProcessPool } from "@talkide/claude-cli";
 import { FAKE_CLAUDE_PATH, readFakeClaudeRecords } from "@talkide/claude-cli/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { HeldEvents, TurnEvents } from "./beside.ts";
 import {
   runTurnPipeline,
@@ -12,9 +12,12 @@ import {
   type TurnPipelineHost,
 } from "./pipeline.ts";
 import { TurnFailure } from "./turn-failure.ts";
+import { endSession } from "./store/session-store.ts";
+import { openEngineTestDb, seedSession, type EngineTestDb } from "./test-support/engine-db.ts";
 
 // The pipeline against a fake host (it writes down every call and event) and real parts
-// below it: a real warm pool, the fake `claude` as a real child process, real directories.
+// below it: the engine's tables in a real database, a real warm pool, the fake `claude` as a
+// real child process, real directories.
 
 /** The fake host's events: a name, in the order the host would send them. */
 interface Events {
@@ -34,10 +37,11 @@ class Held implements Events {
   }
 }
 
+/** The open session a test starts from (stored as `s1`). */
 interface Session {
-  readonly id: string;
   /** The CLI's session of its last successful turn; null: the session has not begun. */
   readonly runtimeId: string | null;
+  /** Pinned to what the host runs now. */
   readonly current: boolean;
 }
 
@@ -45,11 +49,21 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+let engine: EngineTestDb;
+beforeAll(async () => {
+  engine = await openEngineTestDb();
+});
+afterAll(async () => {
+  await engine.close();
+});
+/** Each fake host's conversation is a scope of its own. */
+let hosts = 0;
 
 interface FakeOptions {
   readonly session?: Session | null;
   readonly scenario?: string;
   readonly announce?: boolean;
+  /** Puts a turn aborted while the host stops back in line (else fails it). */
   readonly interrupts?: boolean;
   readonly recordsWhileRunning?: boolean;
   /** Stages that throw. */
@@ -62,6 +76,18 @@ interface FakeOptions {
 
 async function fakeHost(options: FakeOptions = {}) {
   const root = await mkdtemp(join(tmpdir(), "turn-engine-pipeline-"));
+  hosts += 1;
+  const scope = `conversation-${hosts}`;
+  const seeded =
+    options.session === undefined || options.session === null
+      ? null
+      : await seedSession(
+          engine.db,
+          scope,
+          options.session.current ? "now" : "before",
+          options.session.runtimeId,
+        );
+  const label = (id: string): string => (id === seeded?.id ? "s1" : id);
   const retired: string[] = [];
   const pool = new WarmProcessPool({
     capacity: 2,
@@ -91,38 +117,26 @@ async function fakeHost(options: FakeOptions = {}) {
   const fail = (stage: FakeOptions["failIn"]): void => {
     if (options.failIn === stage) throw new TurnFailure(`${stage}_failed`, `${stage} failed`);
   };
-  const host: TurnPipelineHost<Events, Session, TurnContext, TurnAttempt> = {
+  const host: TurnPipelineHost<Events, TurnContext, TurnAttempt<Events>> = {
     pool,
-    claudeConfigDir,
-    ledgerOwner: {},
+    db: engine.db,
     events,
-    loadTranscript: () => {
-      steps.push("load transcript");
-      return Promise.resolve(null);
-    },
-    openSession: async (to) => {
-      steps.push("session");
-      await Promise.resolve();
-      to.emit("session.read");
-      return options.session ?? null;
-    },
+    session: { scope, pin: "now" },
     prepareContext: async (to) => {
       steps.push("context");
       await Promise.resolve();
       fail("context");
       to.emit("context.written");
-      return { workspaceDir };
+      return { workspaceDir, claudeConfigDir };
     },
     workspaceGuarded: (guarded, to) => {
       steps.push(guarded.ok ? "guarded" : `refused ${guarded.code}`);
       if (guarded.ok) to.emit("workspace.checked");
     },
-    pointOf: (session) => (session.runtimeId === null ? null : { id: session.runtimeId, at: null }),
-    isCurrent: (session) => session.current,
-    endSession: (session, reason, to) => {
-      steps.push(`end ${session.id} (${reason})`);
-      to.emit("session.reset");
-      return Promise.resolve();
+    endSession: async (session, end, to) => {
+      steps.push(`end ${label(session.id)} (${end.reason})`);
+      await endSession(engine.db, session.id, end.reason);
+      to.emit(end.reason === "unknown_session" ? "session.unknown" : "session.reset");
     },
     ...(options.announce === false
       ? {}
@@ -135,7 +149,9 @@ async function fakeHost(options: FakeOptions = {}) {
     beginAttempt: (session, point) => {
       attempts += 1;
       const turnId = `turn-${attempts}`;
-      steps.push(`attempt ${session?.id ?? "new"}${point === null ? "" : ` at ${point.id}`}`);
+      steps.push(
+        `attempt ${session === null ? "new" : label(session.id)}${point === null ? "" : ` at ${point.id}`}`,
+      );
       return Promise.resolve({
         turnId,
         key: "conversation",
@@ -178,9 +194,14 @@ async function fakeHost(options: FakeOptions = {}) {
           steps.push("before cold start");
           return Promise.resolve();
         },
+        whileRunning: (to: Events) => {
+          steps.push("report");
+          to.emit("report");
+          return Promise.resolve();
+        },
+        ...(options.recordsWhileRunning === true ? { recordsWhileRunning: true } : {}),
       });
     },
-    ...(options.recordsWhileRunning === true ? { recordsWhileRunning: true } : {}),
     recordProcess: async (attempt, taken) => {
       steps.push(`record ${taken.kind} ${taken.marker}`);
       started.push(taken.process);
@@ -199,37 +220,26 @@ async function fakeHost(options: FakeOptions = {}) {
         },
       });
     },
-    whileRunning: (attempt, to) => {
-      steps.push("report");
-      to.emit("report");
-      return Promise.resolve();
-    },
-    sessionUnknown: (attempt) => {
-      steps.push(`unknown ${attempt.sessionKey ?? "new"}`);
-      live.emit("session.unknown");
-      return Promise.resolve();
-    },
-    storeOutcome: (attempt, outcome, transcript) => {
-      steps.push(`store ${outcome.kind}`);
-      transcripts.push(transcript);
+    finish: (end) => {
+      if (end.kind === "error") {
+        const code = end.error instanceof TurnFailure ? end.error.code : "internal_error";
+        steps.push(`failed ${code}`);
+        failures.push({ code, instructionFiles: end.progress.instructionFiles });
+        live.emit("turn.failed");
+        return Promise.resolve();
+      }
+      const { outcome } = end;
+      if (outcome.kind === "interrupted" && options.interrupts === true) {
+        steps.push(`interrupted ${outcome.kind}`);
+        return Promise.resolve();
+      }
+      // A host that does not put work back fails an interrupted turn.
+      const kind = outcome.kind === "interrupted" ? "failed" : outcome.kind;
+      steps.push(`store ${kind}`);
+      transcripts.push(end.transcript);
       fail("store");
-      stored.push(outcome.kind);
-      live.emit(`turn.${outcome.kind}`);
-      return Promise.resolve();
-    },
-    ...(options.interrupts === true
-      ? {
-          interrupted: (attempt, outcome) => {
-            steps.push(`interrupted ${outcome.kind}`);
-            return Promise.resolve();
-          },
-        }
-      : {}),
-    failed: (error, progress) => {
-      const code = error instanceof TurnFailure ? error.code : "internal_error";
-      steps.push(`failed ${code}`);
-      failures.push({ code, instructionFiles: progress.instructionFiles });
-      live.emit("turn.failed");
+      stored.push(kind);
+      live.emit(`turn.${kind}`);
       return Promise.resolve();
     },
   };
@@ -258,7 +268,6 @@ describe("the turn pipeline", () => {
     const fake = await fakeHost({ credential: true });
     await runTurnPipeline(fake.host, new AbortController().signal);
     expect(fake.steps).toEqual([
-      "session",
       "context",
       "guarded",
       "attempt new",
@@ -281,7 +290,6 @@ describe("the turn pipeline", () => {
     const fake = await fakeHost();
     await runTurnPipeline(fake.host, new AbortController().signal);
     expect(fake.steps).toEqual([
-      "session",
       "context",
       "guarded",
       "attempt new",
@@ -297,14 +305,13 @@ describe("the turn pipeline", () => {
     // The opening in stage order after `turn.started`; the host's report before the agent.
     expect(fake.heard).toEqual([
       "turn.started cold resume=false",
-      "session.read",
       "context.written",
       "workspace.checked",
       "report",
-      ...fake.heard.slice(5, -1).map(() => "agent"),
+      ...fake.heard.slice(4, -1).map(() => "agent"),
       "turn.succeeded",
     ]);
-    expect(fake.heard.slice(5, -1).length).toBeGreaterThan(0);
+    expect(fake.heard.slice(4, -1).length).toBeGreaterThan(0);
     // A success keeps its process: the next turn takes it warm.
     expect(fake.pool.size).toBe(1);
   });
@@ -332,19 +339,17 @@ describe("the turn pipeline", () => {
   });
 
   it("ends a session pinned elsewhere before the turn and starts a new one", async () => {
-    const fake = await fakeHost({ session: { id: "s1", runtimeId: "r1", current: false } });
+    const fake = await fakeHost({ session: { runtimeId: "r1", current: false } });
     await runTurnPipeline(fake.host, new AbortController().signal);
-    expect(fake.steps.slice(0, 5)).toEqual([
-      "session",
+    expect(fake.steps.slice(0, 4)).toEqual([
       "context",
       "guarded",
       "end s1 (pinned_elsewhere)",
       "attempt new",
     ]);
     // What the session stage reported comes first, however the stages interleaved.
-    expect(fake.heard.slice(0, 5)).toEqual([
+    expect(fake.heard.slice(0, 4)).toEqual([
       "turn.started cold resume=false",
-      "session.read",
       "session.reset",
       "context.written",
       "workspace.checked",
@@ -359,9 +364,9 @@ describe("the turn pipeline", () => {
   ])(
     "starts the CLI afresh in a session that has not begun (%s), ending nothing",
     async (_name, current) => {
-      const fake = await fakeHost({ session: { id: "s1", runtimeId: null, current } });
+      const fake = await fakeHost({ session: { runtimeId: null, current } });
       await runTurnPipeline(fake.host, new AbortController().signal);
-      expect(fake.steps.slice(0, 4)).toEqual(["session", "context", "guarded", "attempt s1"]);
+      expect(fake.steps.slice(0, 3)).toEqual(["context", "guarded", "attempt s1"]);
       expect(fake.steps.some((step) => step.startsWith("end "))).toBe(false);
       expect(fake.heard).not.toContain("session.reset");
       // No `--resume`: nothing of the session is the CLI's to continue.
@@ -373,22 +378,20 @@ describe("the turn pipeline", () => {
   );
 
   it("restarts once in a new session when the CLI does not know the resumed one", async () => {
-    const fake = await fakeHost({ session: { id: "s1", runtimeId: "gone", current: true } });
+    const fake = await fakeHost({ session: { runtimeId: "gone", current: true } });
     await runTurnPipeline(fake.host, new AbortController().signal);
     expect(fake.steps).toEqual([
-      "session",
       "context",
       "guarded",
       "attempt s1 at gone",
       "before cold start",
       "alongside",
-      "load transcript",
       "announce cold",
       "record cold turn-1",
       "recorded",
       "send",
       "report",
-      "unknown s1",
+      "end s1 (unknown_session)",
       "attempt new",
       "before cold start",
       "alongside",
@@ -429,9 +432,9 @@ describe("the turn pipeline", () => {
   it("fails before any process starts: the first event still comes first", async () => {
     const fake = await fakeHost({ failIn: "context" });
     await runTurnPipeline(fake.host, new AbortController().signal);
-    expect(fake.steps).toEqual(["session", "context", "announce none", "failed context_failed"]);
+    expect(fake.steps).toEqual(["context", "announce none", "failed context_failed"]);
     expect(fake.failures).toEqual([{ code: "context_failed", instructionFiles: null }]);
-    expect(fake.heard).toEqual(["turn.started cold resume=false", "session.read", "turn.failed"]);
+    expect(fake.heard).toEqual(["turn.started cold resume=false", "turn.failed"]);
     expect(await readFakeClaudeRecords(fake.recordFile)).toEqual([]);
   });
 
@@ -439,19 +442,18 @@ describe("the turn pipeline", () => {
     const fake = await fakeHost({ notIsolated: true, announce: false });
     await runTurnPipeline(fake.host, new AbortController().signal);
     expect(fake.steps).toEqual([
-      "session",
       "context",
       "refused workspace_not_isolated",
       "failed workspace_not_isolated",
     ]);
     // Without `announce`, the host hears events as they happen.
-    expect(fake.heard).toEqual(["session.read", "context.written", "turn.failed"]);
+    expect(fake.heard).toEqual(["context.written", "turn.failed"]);
   });
 
   it("reports, after the turn's first event, only the session's part of an opening the guard refused", async () => {
     const fake = await fakeHost({ notIsolated: true });
     await runTurnPipeline(fake.host, new AbortController().signal);
-    expect(fake.heard).toEqual(["turn.started cold resume=false", "session.read", "turn.failed"]);
+    expect(fake.heard).toEqual(["turn.started cold resume=false", "turn.failed"]);
     expect(fake.failures).toEqual([{ code: "workspace_not_isolated", instructionFiles: null }]);
   });
 

@@ -1,13 +1,19 @@
 import type {
   ClaudeTurnResult,
   OrphanWatchdog,
-  RuntimeTranscript,
   SessionPoint,
+  TurnTranscript,
   WarmProcessPool,
 } from "@talkide/claude-cli";
 import { beside, type Stage, type TurnEvents } from "./beside.ts";
 import { keepOrRetire, takeProcess, type ColdStart, type TakenProcess } from "./process.ts";
 import { chooseSession } from "./session-choice.ts";
+import {
+  openSession,
+  pointOfSession,
+  type EngineDb,
+  type SessionRow,
+} from "./store/session-store.ts";
 import { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
 import { TurnFailure } from "./turn-failure.ts";
 import { classifyTurnOutcome, type TurnOutcome } from "./turn-outcome.ts";
@@ -16,23 +22,25 @@ import { guardWorkspace, type GuardedWorkspace } from "./workspace-guard.ts";
 /**
  * One turn from a claimed job to a stored outcome, once for both hosts. The stages, in order:
  *
- *  1. opening, side by side: `session` (the session the turn would continue) and `context`
- *     (what the host renders for it); then `guard` (contract section 6: nothing is started in
- *     a workspace that is not isolated) and `choose` (`chooseSession`: a session resumes only
- *     from its last successful turn; one that has not begun starts the CLI afresh; a begun
- *     one pinned to another release or standing prompt is ended: the turn starts a new one);
+ *  1. opening, side by side: `session` (the open session of the host's scope, from the
+ *     engine's tables) and `context` (what the host renders for it); then `guard` (contract
+ *     section 6: nothing is started in a workspace that is not isolated) and `choose`
+ *     (`chooseSession`: a session resumes only from its last successful turn; one that has not
+ *     begun starts the CLI afresh; a begun one pinned to another release or standing prompt
+ *     than the host's is ended: the turn starts a new one);
  *  2. an attempt: `take` the session's kept process or start one (the stored transcript on
  *     disk before a cold resume; beside it, what the attempt prepares alongside), `record` the process (before the message is sent, or beside
  *     the run for a host whose orphan watchdog covers it until the record commits), `run` the
  *     message with the host's reports beside it, `classify` the outcome;
  *  3. an unknown session (a cold resume the CLI could not continue: nothing reached the model)
  *     ends the session and runs a second attempt, once, in a new one;
- *  4. `store` the outcome (a success with the transcript the CLI left), then keep the process
- *     for the session's next turn or retire it. A turn aborted while the host stops is handed
- *     back (`interrupted`); a stage that throws fails the turn (`failed`).
+ *  4. `finish`: the host stores the outcome (a success with the transcript the CLI left; a
+ *     turn aborted while the host stops is `interrupted`: the host puts the work back), then
+ *     the process is kept for the session's next turn or retired. A stage that throws ends the
+ *     turn too (`finish` with the error).
  */
-export async function runTurnPipeline<E, S, C extends TurnContext, A extends TurnAttempt>(
-  host: TurnPipelineHost<E, S, C, A>,
+export async function runTurnPipeline<E, C extends TurnContext, A extends TurnAttempt<E>>(
+  host: TurnPipelineHost<E, C, A>,
   signal: AbortSignal,
 ): Promise<void> {
   const { events } = host;
@@ -42,7 +50,7 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
     host.announce === undefined
       ? null
       : { session: events.hold(), context: events.hold(), guard: events.hold() };
-  const progress: TurnProgress<S> = { session: null, instructionFiles: null, announced: false };
+  const progress: TurnProgress = { session: null, instructionFiles: null, announced: false };
   const announce = (taken: TakenProcess | null): void => {
     if (progress.announced) return;
     progress.announced = true;
@@ -61,10 +69,10 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
   };
   try {
     const opened = await beside(events, {
-      session: async (to: E) => {
-        const session = await host.openSession(opening?.session ?? to);
+      session: async () => {
+        const session = await openSession(host.db, host.session.scope);
         // A session that has not begun is not one the turn continues.
-        progress.session = session !== null && host.pointOf(session) !== null ? session : null;
+        progress.session = session !== null && pointOfSession(session) !== null ? session : null;
         return session;
       },
       context: (to: E) => host.prepareContext(opening?.context ?? to),
@@ -91,7 +99,7 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
             beforeColdStart: attempt.beforeColdStart,
             beforeColdResume: async () => {
               if (attempt.sessionKey === null) return;
-              await materialiseTranscript(host, host.claudeConfigDir, attempt.sessionKey);
+              await materialiseTranscript(host.db, context.claudeConfigDir, attempt.sessionKey);
             },
           });
           holding.taken = { attempt, process: taken, digest };
@@ -104,31 +112,29 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
       const outcome = classifyTurnOutcome(result, {
         previousCumulativeCostUsd: attempt.previousCumulativeCostUsd,
         resumedCold: point !== null && process.kind === "cold",
-        stopping: host.interrupted !== undefined && signal.aborted,
+        stopping: signal.aborted,
       });
-      if (outcome.kind === "interrupted") {
-        keepOrRetire(host.pool, attempt.key, process, { ok: false }, digest);
-        holding.taken = null;
-        await host.interrupted?.(attempt, outcome);
-        return;
-      }
-      if (outcome.kind === "unknown_session" && round === 1) {
+      if (outcome.kind === "unknown_session" && round === 1 && session !== null) {
         // Its process has failed: it ends before the fresh one starts.
         keepOrRetire(host.pool, attempt.key, process, { ok: false }, digest);
         holding.taken = null;
-        await host.sessionUnknown(attempt, outcome);
+        await host.endSession(
+          session,
+          { reason: "unknown_session", attempt, outcome },
+          events.live,
+        );
         continue;
       }
       const transcript =
         outcome.kind === "succeeded"
           ? await transcriptAfterTurn(
-              host.ledgerOwner,
-              host.claudeConfigDir,
+              host.db,
+              context.claudeConfigDir,
               attempt.sessionKey,
               outcome.result.sessionId,
             )
           : null;
-      await host.storeOutcome(attempt, outcome, transcript);
+      await host.finish({ kind: "outcome", attempt, outcome, transcript });
       // The kept process stands for what it read when it started: `digest`. Whatever changes
       // on disk later (an instruction file the agent wrote) makes the next turn's digest differ.
       keepOrRetire(host.pool, attempt.key, process, outcome.result, digest);
@@ -139,19 +145,19 @@ export async function runTurnPipeline<E, S, C extends TurnContext, A extends Tur
     if (taken !== null)
       keepOrRetire(host.pool, taken.attempt.key, taken.process, { ok: false }, taken.digest);
     announce(null);
-    await host.failed(error, progress);
+    await host.finish({ kind: "error", error, progress });
   }
 }
 
 /** The workspace guard on the context's workspace; a refusal fails the turn (`TurnFailure`). */
-async function guardStage<E, S, C extends TurnContext, A extends TurnAttempt>(
-  host: TurnPipelineHost<E, S, C, A>,
+async function guardStage<E, C extends TurnContext, A extends TurnAttempt<E>>(
+  host: TurnPipelineHost<E, C, A>,
   context: C,
   to: E,
 ): Promise<readonly string[]> {
   const guarded = await guardWorkspace({
     workspaceDir: context.workspaceDir,
-    claudeConfigDir: host.claudeConfigDir,
+    claudeConfigDir: context.claudeConfigDir,
     ...(context.ours === undefined ? {} : { ours: context.ours }),
     ...(context.inspected === undefined ? {} : { inspected: context.inspected }),
     ...(context.quarantineDir === undefined ? {} : { quarantineDir: context.quarantineDir }),
@@ -163,23 +169,27 @@ async function guardStage<E, S, C extends TurnContext, A extends TurnAttempt>(
 
 /**
  * The session the turn runs in and the point it resumes at (`chooseSession`): the open one at
- * its point when it is pinned to what the host runs now; the open one afresh (no point) when it
- * has not begun; else none: a begun session pinned elsewhere is ended (visibly, by the host)
- * and the turn starts a new one.
+ * its point when it is pinned to what the host runs now (`host.session.pin`; a session of
+ * unknown pin never is); the open one afresh (no point) when it has not begun; else none: a
+ * begun session pinned elsewhere is ended (visibly, by the host) and the turn starts a new one.
  */
-async function chooseStage<E, S, C extends TurnContext, A extends TurnAttempt>(
-  host: TurnPipelineHost<E, S, C, A>,
-  session: S | null,
+async function chooseStage<E, C extends TurnContext, A extends TurnAttempt<E>>(
+  host: TurnPipelineHost<E, C, A>,
+  session: SessionRow | null,
   to: E,
-): Promise<{ readonly session: S | null; readonly point: SessionPoint | null }> {
-  const choice = chooseSession(session, host);
+): Promise<{ readonly session: SessionRow | null; readonly point: SessionPoint | null }> {
+  const { pin } = host.session;
+  const choice = chooseSession(session, {
+    pointOf: pointOfSession,
+    isCurrent: (open) => open.pin !== null && open.pin === pin,
+  });
   switch (choice.kind) {
     case "new":
       return { session: null, point: null };
     case "begin":
       return { session: choice.session, point: null };
     case "end":
-      await host.endSession(choice.session, "pinned_elsewhere", to);
+      await host.endSession(choice.session, { reason: "pinned_elsewhere" }, to);
       return { session: null, point: null };
     case "continue":
       return { session: choice.session, point: choice.point };
@@ -192,8 +202,8 @@ async function chooseStage<E, S, C extends TurnContext, A extends TurnAttempt>(
  * events come before the agent's. A kept process carries the marker of the turn that started
  * it: the turn's own id is tracked by the orphan watchdog for as long as it runs.
  */
-async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
-  host: TurnPipelineHost<E, S, C, A>,
+async function runStage<E, C extends TurnContext, A extends TurnAttempt<E>>(
+  host: TurnPipelineHost<E, C, A>,
   attempt: A,
   taken: TakenProcess,
   round: 1 | 2,
@@ -209,14 +219,14 @@ async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
   });
   try {
     const record: Stage<E, void> = () => host.recordProcess(attempt, taken);
-    if (host.recordsWhileRunning !== true) await record(host.events.live);
-    const report = round === 1 ? host.whileRunning?.bind(host) : undefined;
+    if (attempt.recordsWhileRunning !== true) await record(host.events.live);
+    const report = round === 1 ? attempt.whileRunning : undefined;
     const stages = await beside(
       host.events,
       {
         run: (to: E) => host.sendMessage(attempt, taken, to, signal),
-        ...(host.recordsWhileRunning === true ? { record } : {}),
-        ...(report === undefined ? {} : { report: (to: E) => report(attempt, to) }),
+        ...(attempt.recordsWhileRunning === true ? { record } : {}),
+        ...(report === undefined ? {} : { report }),
       },
       ["report", "run"],
     );
@@ -228,9 +238,9 @@ async function runStage<E, S, C extends TurnContext, A extends TurnAttempt>(
 }
 
 /** How far the turn came, for the host's failure record. */
-export interface TurnProgress<S> {
+export interface TurnProgress {
   /** The session the turn continues, as far as known (not one that has not begun). */
-  session: S | null;
+  session: SessionRow | null;
   /** What the workspace guard found; null when the turn failed before it passed. */
   instructionFiles: readonly string[] | null;
   announced: boolean;
@@ -239,6 +249,8 @@ export interface TurnProgress<S> {
 /** What the host's context stage prepared: where the CLI runs. */
 export interface TurnContext {
   readonly workspaceDir: string;
+  /** The CLI's `CLAUDE_CONFIG_DIR`: where transcripts are read and written. */
+  readonly claudeConfigDir: string;
   /** Files of the workspace the host writes itself: not reported as instruction files. */
   readonly ours?: readonly string[] | undefined;
   /** `inspectWorkspace` of the workspace, when the host started it early (side by side). */
@@ -251,7 +263,7 @@ export interface TurnContext {
 }
 
 /** One run of the turn's message in a session: the first, or the one after an unknown session. */
-export interface TurnAttempt {
+export interface TurnAttempt<E = never> {
   /** The id a process started for this attempt carries as its marker. */
   readonly turnId: string;
   /** The session's key in the warm pool. */
@@ -268,49 +280,75 @@ export interface TurnAttempt {
   digest(): Promise<string>;
   /** Runs beside taking the process, done before it is recorded (the daemon's turn env file). */
   readonly whileTaking?: (() => Promise<void>) | undefined;
+  /**
+   * Reports made while the CLI works (the first attempt only), beside the run: their events
+   * come before the agent's.
+   */
+  readonly whileRunning?: ((events: E) => Promise<void>) | undefined;
+  /**
+   * The process record is written beside the run instead of before the message (a host whose
+   * orphan watchdog covers the process until the record commits).
+   */
+  readonly recordsWhileRunning?: boolean | undefined;
   /** Before anything is started for a cold attempt (the daemon stores the turn's row). */
   readonly beforeColdStart?: (() => Promise<void>) | undefined;
   /** Tracks the attempt's own id while a kept process started by another turn runs it. */
   readonly watchdog?: OrphanWatchdog | undefined;
 }
 
-/** Why the pipeline ends a session before the turn. */
-export type SessionEndReason = "pinned_elsewhere";
+/**
+ * Why the pipeline ends a session: pinned to another release or standing prompt than the
+ * host's (before the turn), or unknown to the CLI (after the first attempt, whose outcome the
+ * host may record; the second attempt starts a new session).
+ */
+export type SessionEnd<A> =
+  | { readonly reason: "pinned_elsewhere" }
+  | { readonly reason: "unknown_session"; readonly attempt: A; readonly outcome: TurnOutcome };
+
+/** How a turn ended: an attempt's outcome (any kind but a first unknown session), or an error. */
+export type TurnEnd<A> =
+  | {
+      readonly kind: "outcome";
+      readonly attempt: A;
+      readonly outcome: TurnOutcome;
+      /** What the CLI left, for a success (null otherwise, or when it left none). */
+      readonly transcript: TurnTranscript | null;
+    }
+  | {
+      readonly kind: "error";
+      /** A `TurnFailure` (a refusal), or anything unexpected a stage threw. */
+      readonly error: unknown;
+      readonly progress: Readonly<TurnProgress>;
+    };
 
 /**
- * What an app implements to run its turns on the pipeline: where the session, the process
- * record and the outcome are stored, what context it renders and where events go (`E`).
+ * What an app implements to run its turns on the pipeline: the data (the pool, the engine's
+ * tables in its database, the session's scope and what it runs now) and the steps that are its
+ * own (rendering the context, the process record, sending the message, storing how the turn
+ * ended), with its events (`E`).
  */
-export interface TurnPipelineHost<E, S, C extends TurnContext, A extends TurnAttempt> {
+export interface TurnPipelineHost<E, C extends TurnContext, A extends TurnAttempt<E>> {
   readonly pool: WarmProcessPool;
-  /** The CLI's `CLAUDE_CONFIG_DIR`: where transcripts are read and written. */
-  readonly claudeConfigDir: string;
-  /** The host's database object, whose transcript ledger remembers where transcripts were. */
-  readonly ledgerOwner: object;
+  /**
+   * The engine's tables in the host's database (`engineDb`). The same object owns the
+   * transcript ledger: the host passes it as `recordSuccess`'s `ledgerOwner`.
+   */
+  readonly db: EngineDb;
   readonly events: TurnEvents<E>;
-  /** The session's stored transcript, for a cold resume; null when none is stored. */
-  loadTranscript(sessionKey: string): Promise<RuntimeTranscript | null>;
+  /** Which session the turn continues, and what a session must be pinned to to continue. */
+  readonly session: { readonly scope: string; readonly pin: string | null };
 
-  /** Stage `session`: the session the turn would continue (null: none is open). */
-  openSession(events: E): Promise<S | null>;
   /** Stage `context`: renders what the CLI reads; a `TurnFailure` fails the turn. */
   prepareContext(events: E): Promise<C>;
   /** What the guard found: the host logs and reports it (a refusal fails the turn after). */
   workspaceGuarded(guarded: GuardedWorkspace, events: E): void;
-  /**
-   * Where the session stands: the CLI's session and the message its last successful turn ended
-   * at; null for a session that has not begun (none of its turns succeeded yet).
-   */
-  pointOf(session: S): SessionPoint | null;
-  /** The session is pinned to what the host runs now (agent release, standing prompt). */
-  isCurrent(session: S): boolean;
-  /** Ends the session before the turn, visibly. */
-  endSession(session: S, reason: SessionEndReason, events: E): Promise<void>;
+  /** Ends the session (in the engine's tables, with the host's own record of it), visibly. */
+  endSession(session: SessionRow, end: SessionEnd<A>, events: E): Promise<void>;
   /**
    * The turn's first event, once its process is taken (null: the turn failed before): what the
    * opening reported follows it. A host without it hears the opening's events as they happen.
    */
-  announce?(taken: TakenProcess | null, session: S | null): void;
+  announce?(taken: TakenProcess | null, session: SessionRow | null): void;
 
   /**
    * An attempt in `session` (null: a new session), resumed at `point` (the pipeline's choice,
@@ -318,15 +356,13 @@ export interface TurnPipelineHost<E, S, C extends TurnContext, A extends TurnAtt
    * that keeps a session before it began pins it to what it runs now here.
    */
   beginAttempt(
-    session: S | null,
+    session: SessionRow | null,
     point: SessionPoint | null,
     context: C,
     instructionFiles: readonly string[],
   ): Promise<A>;
   /** Stores how the attempt's process started and its marker. */
   recordProcess(attempt: A, taken: TakenProcess): Promise<void>;
-  /** The record is written beside the run instead of before the message. */
-  readonly recordsWhileRunning?: boolean;
   /** Sends the message to the process and runs it to its result; the agent's events to `events`. */
   sendMessage(
     attempt: A,
@@ -334,19 +370,9 @@ export interface TurnPipelineHost<E, S, C extends TurnContext, A extends TurnAtt
     events: E,
     signal: AbortSignal,
   ): Promise<ClaudeTurnResult>;
-  /** Reports made while the CLI works; their events come before the agent's. */
-  whileRunning?(attempt: A, events: E): Promise<void>;
-
-  /** The session was unknown to the CLI: the host ends it (the second attempt starts a new one). */
-  sessionUnknown(attempt: A, outcome: TurnOutcome): Promise<void>;
-  /** Stores a succeeded or failed outcome (`transcript`: what the CLI left, for a success). */
-  storeOutcome(
-    attempt: A,
-    outcome: TurnOutcome,
-    transcript: Awaited<ReturnType<typeof transcriptAfterTurn>>,
-  ): Promise<void>;
-  /** Aborted while the host stops: the host puts the work back. Without it, such a turn fails. */
-  interrupted?(attempt: A, outcome: TurnOutcome): Promise<void>;
-  /** A stage threw (a `TurnFailure`, or anything unexpected): the host records the failure. */
-  failed(error: unknown, progress: Readonly<TurnProgress<S>>): Promise<void>;
+  /**
+   * Stores how the turn ended: a success (with the transcript, `recordSuccess`), a failure, an
+   * interruption (the host stops: it puts the work back, or fails it), or a stage's error.
+   */
+  finish(end: TurnEnd<A>): Promise<void>;
 }

@@ -2,7 +2,8 @@ import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TranscriptLedger, type RuntimeTranscript } from "@talkide/claude-cli";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { openEngineTestDb, seedSession, type EngineTestDb } from "./test-support/engine-db.ts";
 import { materialiseTranscript, transcriptAfterTurn } from "./transcripts.ts";
 
 const roots: string[] = [];
@@ -23,15 +24,23 @@ const stored: RuntimeTranscript = {
   content: '{"type":"user","uuid":"a"}\n{"type":"assistant","uuid":"b"}\n',
 };
 
-/** A host whose database holds one stored transcript, for the session key "s1". */
-const host = {
-  loadTranscript: (key: string) => Promise.resolve(key === "s1" ? stored : null),
-};
+/** The engine's tables holding one stored transcript (session `s1`) and a session without one. */
+let engine: EngineTestDb;
+let s1: string;
+let s2: string;
+beforeAll(async () => {
+  engine = await openEngineTestDb();
+  s1 = (await seedSession(engine.db, "project:1", null, SESSION, stored)).id;
+  s2 = (await seedSession(engine.db, "project:2", null, null)).id;
+});
+afterAll(async () => {
+  await engine.close();
+});
 
 describe("the transcript around a cold resume", () => {
   it("writes the stored transcript where the CLI reads it, and reads it back after the turn", async () => {
     const dir = await configDir();
-    expect(await materialiseTranscript(host, dir, "s1")).toBe(true);
+    expect(await materialiseTranscript(engine.db, dir, s1)).toBe(true);
     expect(
       await readFile(join(dir, "projects", stored.projectDir, `${SESSION}.jsonl`), "utf8"),
     ).toBe(stored.content);
@@ -42,7 +51,7 @@ describe("the transcript around a cold resume", () => {
 
   it("reads only the lines a turn appended once the ledger stored the transcript", async () => {
     const dir = await configDir();
-    expect(await materialiseTranscript(host, dir, "s1")).toBe(true);
+    expect(await materialiseTranscript(engine.db, dir, s1)).toBe(true);
     const ledgerOwner = {};
     const ledger = TranscriptLedger.of(ledgerOwner);
     const first = await transcriptAfterTurn(ledgerOwner, dir, "s1", SESSION);
@@ -60,7 +69,7 @@ describe("the transcript around a cold resume", () => {
 
   it("writes nothing for a session with no stored transcript", async () => {
     const dir = await configDir();
-    expect(await materialiseTranscript(host, dir, "s2")).toBe(false);
+    expect(await materialiseTranscript(engine.db, dir, s2)).toBe(false);
     expect(await transcriptAfterTurn({}, dir, "s2", SESSION)).toBeNull();
   });
 });

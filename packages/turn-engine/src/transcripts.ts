@@ -4,10 +4,10 @@ import {
   writeRuntimeTranscript,
   type TurnTranscript,
 } from "@talkide/claude-cli";
-import type { TurnHost } from "./host.ts";
+import { loadTranscript, type EngineDb } from "./store/session-store.ts";
 
 /**
- * The host's database owns a session, not the machine that ran its last turn: after a
+ * The engine's tables own a session, not the machine that ran its last turn: after a
  * successful turn the CLI's transcript is read to be stored with the outcome, and before a
  * process is started to resume the session it is written back where the CLI reads it, over
  * whatever this machine holds (an older copy, or a failed turn's branch). A kept (warm)
@@ -21,11 +21,11 @@ import type { TurnHost } from "./host.ts";
  * its names are not safe to write.
  */
 export async function materialiseTranscript(
-  host: Pick<TurnHost, "loadTranscript">,
+  db: EngineDb,
   claudeConfigDir: string,
   sessionKey: string,
 ): Promise<boolean> {
-  const stored = await host.loadTranscript(sessionKey);
+  const stored = await loadTranscript(db, sessionKey);
   if (stored === null) return false;
   return writeRuntimeTranscript(claudeConfigDir, stored);
 }
