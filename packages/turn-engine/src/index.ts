@@ -8,7 +8,7 @@ export {
   type TurnProgress,
 } from "./pipeline.ts";
 export type { HeldEvents, TurnEvents } from "./beside.ts";
-export { chooseSession } from "./session-choice.ts";
+export { chooseSession, isPinnedTo, pinnedTo } from "./session-choice.ts";
 export { TurnFailure } from "./turn-failure.ts";
 export {
   assertDirectoriesIsolated,

@@ -7,7 +7,7 @@ import type {
 } from "@talkide/claude-cli";
 import { beside, type Stage, type TurnEvents } from "./beside.ts";
 import { keepOrRetire, takeProcess, type ColdStart, type TakenProcess } from "./process.ts";
-import { chooseSession } from "./session-choice.ts";
+import { chooseSession, pinnedTo } from "./session-choice.ts";
 import {
   openSession,
   pointOfSession,
@@ -178,11 +178,7 @@ async function chooseStage<E, C extends TurnContext, A extends TurnAttempt<E>>(
   session: SessionRow | null,
   to: E,
 ): Promise<{ readonly session: SessionRow | null; readonly point: SessionPoint | null }> {
-  const { pin } = host.session;
-  const choice = chooseSession(session, {
-    pointOf: pointOfSession,
-    isCurrent: (open) => open.pin !== null && open.pin === pin,
-  });
+  const choice = chooseSession(session, pinnedTo(host.session.pin));
   switch (choice.kind) {
     case "new":
       return { session: null, point: null };

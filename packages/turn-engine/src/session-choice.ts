@@ -1,4 +1,5 @@
 import type { SessionPoint } from "@talkide/claude-cli";
+import { pointOfSession, type SessionRow } from "./store/session-store.ts";
 
 /**
  * What a turn does with the session it finds open, decided once for both hosts (README,
@@ -34,4 +35,18 @@ export function chooseSession<S>(session: S | null, facts: SessionFacts<S>): Ses
   if (point === null) return { kind: "begin", session };
   if (!facts.isCurrent(session)) return { kind: "end", session };
   return { kind: "continue", session, point };
+}
+
+/**
+ * Whether a session may carry on under what the host runs now (its agent release, its standing
+ * prompt): the CLI keeps a session's first system prompt for good. A session of unknown pin
+ * (stored before pins were) never may.
+ */
+export function isPinnedTo(session: Pick<SessionRow, "pin">, pin: string | null): boolean {
+  return session.pin !== null && session.pin === pin;
+}
+
+/** What `chooseSession` asks of the engine's sessions, for a host that runs `pin` now. */
+export function pinnedTo(pin: string | null): SessionFacts<SessionRow> {
+  return { pointOf: pointOfSession, isCurrent: (session) => isPinnedTo(session, pin) };
 }

@@ -48,10 +48,6 @@ export function openSession(
   return openEngineSession(engineDb(db), warmKey(projectId));
 }
 
-export function isPinnedToCurrentRelease(session: SessionRow, pinned: MaraPluginDigest): boolean {
-  return session.pin === releasePin(pinned);
-}
-
 /** Ends the project's session, visibly: in the turn record and as a `session.reset` event. */
 export async function resetSession(
   services: TurnServices,

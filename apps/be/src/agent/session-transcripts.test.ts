@@ -30,10 +30,8 @@ const line = (n: number): string => `{"n":${n},"text":"řádek ${n} 🦀"}\n`;
 const lines = (count: number): string => Array.from({ length: count }, (_, i) => line(i)).join("");
 
 const embedded = useMigratedEmbeddedDatabase("talkide-transcripts-");
-/** The backend as the turn engine's transcript host. */
-const store = () => ({
-  loadTranscript: (id: string) => loadSessionTranscript(embedded.database.db, id),
-});
+/** The engine's tables in the backend's database, where the pipeline loads transcripts from. */
+const store = () => engineDb(embedded.database.db);
 let sessionCounter = 0;
 
 /** A session of a project of its own (a project has one open session at a time). */

@@ -9,10 +9,9 @@ import { buildMemberMessage } from "@talkide/prompts";
 import {
   engineDb,
   inspectWorkspace,
-  loadTranscript,
-  pointOfSession,
   runTurnPipeline,
   TurnFailure,
+  type SessionRow,
   type TurnAttempt,
   type TurnContext,
   type TakenProcess,
@@ -25,12 +24,7 @@ import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
 import { projectQuarantineDir } from "./quarantine.ts";
 import { coldStart, startupDigest, warmKey } from "./claude-spawn.ts";
-import {
-  isPinnedToCurrentRelease,
-  openSession,
-  resetSession,
-  type SessionRow,
-} from "./session-pinning.ts";
+import { projectScope, releasePin, resetSession } from "./session-pinning.ts";
 import {
   type PreparedSpawn,
   probeProjectPorts,
@@ -78,7 +72,7 @@ interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {
 }
 
 /** An attempt of a backend turn: in the project's session, or (null) in a new one. */
-interface BackendAttempt extends TurnAttempt {
+interface BackendAttempt extends TurnAttempt<TurnEmitter> {
   readonly session: SessionRow | null;
   /** What the workspace guard found: stored with the process record. */
   readonly instructionFiles: readonly string[];
@@ -94,7 +88,7 @@ function backendHost(
   turn: TurnRow,
   live: LiveTurn,
   project: ProjectRow | undefined,
-): TurnPipelineHost<TurnEmitter, SessionRow, BackendContext, BackendAttempt> {
+): TurnPipelineHost<TurnEmitter, BackendContext, BackendAttempt> {
   const { db, logger, claude } = services;
   // What a process reads at start is the same for the unknown-session restart: read once.
   const startup: { digest: Promise<string> | null } = { digest: null };
@@ -104,12 +98,13 @@ function backendHost(
   const writer: { userKey: Promise<string | null> | null } = { userKey: null };
   return {
     pool: services.warm,
-    claudeConfigDir: claude.claudeConfigDir,
-    ledgerOwner: db,
+    // The same object is the transcript ledger's owner when the outcome is stored.
+    db: engineDb(db),
     events: { live, hold: () => new HeldEvents() },
-    loadTranscript: (sessionId) => loadTranscript(engineDb(db), sessionId),
+    // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
+    // for good: only a session started with the current release's bytes continues.
+    session: { scope: projectScope(turn.project_id).scope, pin: releasePin(claude.pinned) },
 
-    openSession: () => openSession(db, turn.project_id),
     prepareContext: async (to) => {
       // The workspace check only reads the workspace and what lies above it, and none of the
       // files it looks for is one the context write touches: it starts as soon as the
@@ -125,6 +120,7 @@ function backendHost(
       const written = await writeContext(services, turn, to, (dir) => void inspect(dir), project);
       return {
         ...written,
+        claudeConfigDir: claude.claudeConfigDir,
         ours: OURS,
         inspected: inspection.started ?? inspect(written.workspaceDir),
         ...(claude.quarantineDir === undefined
@@ -154,13 +150,17 @@ function backendHost(
             : "The workspace held instruction files the backend did not write; they were moved out of it before this turn and Claude Code does not load them. The project's owners find them under What Mara sees.",
       });
     },
-    // The backend starts a session at its first successful turn: every stored one has begun.
-    pointOf: pointOfSession,
-    // Claude Code keeps a session's first system prompt (Mara's agent prompt) and its agents
-    // for good: a session started with other bytes cannot carry the current release.
-    isCurrent: (session) => isPinnedToCurrentRelease(session, claude.pinned),
-    endSession: (session, _reason, to) =>
-      resetSession(services, turn, to, session, "agent_changed"),
+    // Pinned elsewhere: a session started with other bytes cannot carry the current release.
+    // Unknown: Claude Code no longer has the transcript (its state directory was cleared) or
+    // the resume point, so the conversation cannot continue and this turn starts a new one.
+    endSession: (session, end, to) =>
+      resetSession(
+        services,
+        turn,
+        to,
+        session,
+        end.reason === "unknown_session" ? "unknown_session" : "agent_changed",
+      ),
     announce: (taken, session) => {
       const resume = session !== null;
       live.emit("turn.started", {
@@ -210,12 +210,17 @@ function backendHost(
         changedSections: context.changedSections,
         cold: coldStart(services, context.workspaceDir, point, context.projectKey),
         digest: () => digest,
+        // The record is written while the CLI works, and awaited before the outcome. Until it
+        // commits, the orphan watchdog, which tracks the process's marker for as long as the
+        // process lives, is what ends it should this instance die.
+        recordsWhileRunning: true,
+        // The ports are probed while the CLI works (milliseconds of CPU reading the kernel's
+        // socket tables); their report comes before the agent's events.
+        whileRunning: async (to: TurnEmitter) => {
+          reportBusyPorts(await probeProjectPorts(services, turn.project_id), to);
+        },
       };
     },
-    // The record is written while the CLI works, and awaited before the outcome. Until it
-    // commits, the orphan watchdog, which tracks the process's marker for as long as the
-    // process lives, is what ends it should this instance die.
-    recordsWhileRunning: true,
     recordProcess: (attempt, taken) =>
       recordProcess(services, turn, taken, attempt.instructionFiles),
     sendMessage: (_attempt, taken, to, signal) =>
@@ -231,20 +236,14 @@ function backendHost(
           forwardAgentEvent(event, to);
         },
       }),
-    // The ports are probed while the CLI works (milliseconds of CPU reading the kernel's
-    // socket tables); their report comes before the agent's events.
-    whileRunning: async (_attempt, to) => {
-      reportBusyPorts(await probeProjectPorts(services, turn.project_id), to);
-    },
-
-    // Claude Code no longer has the transcript (its state directory was cleared) or the
-    // resume point: the conversation cannot continue, so this turn starts a new one.
-    sessionUnknown: async (attempt) => {
-      if (attempt.session !== null)
-        await resetSession(services, turn, live, attempt.session, "unknown_session");
-    },
-    storeOutcome: async (attempt, outcome, transcript) => {
-      // A member stopped it: the process the stop ended is no failure of the turn's.
+    finish: async (end) => {
+      if (end.kind === "error") {
+        await failed(end.error, end.progress.instructionFiles);
+        return;
+      }
+      const { attempt, outcome, transcript } = end;
+      // A member stopped it: the process the stop ended is no failure of the turn's. A turn
+      // aborted while the service stops fails (`interrupted` is recorded as a failure here).
       if (outcome.kind !== "succeeded") {
         const stoppedBy = await stopRequestedBy(services, turn.id);
         if (stoppedBy !== null) {
@@ -262,30 +261,31 @@ function backendHost(
         attempt.changedSections,
       );
     },
-    failed: async (error, progress) => {
-      // A member stopped it: the ended process is no failure of the turn's.
-      const stoppedBy = await stopRequestedBy(services, turn.id);
-      if (stoppedBy !== null) {
-        await recordStopped(services, turn, live, stoppedBy);
-        return;
-      }
-      const failure =
-        error instanceof TurnFailure
-          ? error
-          : new TurnFailure(
-              "internal_error",
-              "The turn failed inside the service; see the service log.",
-            );
-      if (!(error instanceof TurnFailure))
-        logger.error({ err: error, turnId: turn.id }, "turn failed unexpectedly");
-      await failTurn(services, turn, live, failure.code, failure.message, null, {
-        // What the workspace check found stays on the record when the turn failed after it.
-        ...(progress.instructionFiles === null
-          ? {}
-          : { workspace_instruction_files: JSON.stringify(progress.instructionFiles) }),
-      });
-    },
   };
+
+  async function failed(error: unknown, instructionFiles: readonly string[] | null) {
+    // A member stopped it: the ended process is no failure of the turn's.
+    const stoppedBy = await stopRequestedBy(services, turn.id);
+    if (stoppedBy !== null) {
+      await recordStopped(services, turn, live, stoppedBy);
+      return;
+    }
+    const failure =
+      error instanceof TurnFailure
+        ? error
+        : new TurnFailure(
+            "internal_error",
+            "The turn failed inside the service; see the service log.",
+          );
+    if (!(error instanceof TurnFailure))
+      logger.error({ err: error, turnId: turn.id }, "turn failed unexpectedly");
+    await failTurn(services, turn, live, failure.code, failure.message, null, {
+      // What the workspace check found stays on the record when the turn failed after it.
+      ...(instructionFiles === null
+        ? {}
+        : { workspace_instruction_files: JSON.stringify(instructionFiles) }),
+    });
+  }
 }
 
 /** The gateway's key of the user who wrote the turn's message (null: the member row is gone). */

@@ -13,9 +13,8 @@ import { buildInboundWakePrompt, parseDelivery } from "@talkide/prompts";
 import {
   endSession,
   engineDb,
+  isPinnedTo,
   lastEndReason,
-  loadTranscript,
-  openSession,
   repinSession,
   runTurnPipeline,
   startSession,
@@ -37,7 +36,7 @@ import { turnSandboxPolicy, type DaemonSandbox } from "../runtime/agent-sandbox.
 import { agentProjectKey, senderUserKey } from "../runtime/model-gateway.ts";
 import { writeTurnEnvFile } from "../runtime/turn-env-file.ts";
 import type { ClaudeCodeRuntime, ClaudeCodeTurn } from "../runtime/claude-code.ts";
-import { conversationScope, isCurrentSession, sessionFacts } from "../sessions/agent-sessions.ts";
+import { conversationScope } from "../sessions/agent-sessions.ts";
 import { otherWorkspaces } from "../store/agents.ts";
 import { failDelivery, type ClaimedDelivery } from "../store/deliveries.ts";
 import { recordTurnSuccess } from "../store/turn-success.ts";
@@ -121,7 +120,7 @@ interface DeliveryContext extends EngineTurnContext {
 }
 
 /** One turn of the delivery: its own id, row and session. */
-interface DeliveryAttempt extends TurnAttempt {
+interface DeliveryAttempt extends TurnAttempt<Bus> {
   readonly sessionId: string;
   readonly turn: ClaudeCodeTurn;
   readonly claudeVersion: string | null;
@@ -136,7 +135,7 @@ function deliveryHost(
   ctx: TurnContext,
   delivery: ClaimedDelivery,
   inspected: Promise<readonly string[]> | undefined,
-): TurnPipelineHost<Bus, SessionRow, DeliveryContext, DeliveryAttempt> {
+): TurnPipelineHost<Bus, DeliveryContext, DeliveryAttempt> {
   const log = ctx.logger.child({ deliveryId: delivery.id, agentId: delivery.agent_id });
   const publishInvalidated = (sessionId: string, reason: SessionInvalidationReason): void => {
     ctx.events.publish({
@@ -152,14 +151,14 @@ function deliveryHost(
   let ended: SessionInvalidationReason | null = null;
   const sessions = engineDb(ctx.db);
   const scope = conversationScope(delivery.agent_id, delivery.conversation_id);
-  const facts = sessionFacts(ctx.standingPrompt.version);
   return {
     pool: ctx.runtime.warm,
-    claudeConfigDir: ctx.claudeConfigDir,
-    ledgerOwner: ctx.db,
+    // The same object is the transcript ledger's owner when a success is stored.
+    db: sessions,
     events: { live: ctx.events, hold: () => new HeldBus() },
-    loadTranscript: (sessionId) => loadTranscript(sessions, sessionId),
-    openSession: () => openSession(sessions, scope.scope),
+    // The runtime keeps a session's first system prompt: a session started with another
+    // standing prompt version is replaced, never resumed with a silently stale prompt.
+    session: { scope: scope.scope, pin: ctx.standingPrompt.version },
     prepareContext: async () => {
       let parsed: ReturnType<typeof parseDelivery>;
       try {
@@ -187,6 +186,7 @@ function deliveryHost(
       }
       return {
         workspaceDir: delivery.workspace_dir,
+        claudeConfigDir: ctx.claudeConfigDir,
         inspected,
         wake: buildInboundWakePrompt(parsed),
         userKey,
@@ -206,15 +206,21 @@ function deliveryHost(
         files: guarded.instructionFiles,
       });
     },
-    // A session begins with its first successful turn (the runtime session it stores).
-    pointOf: facts.pointOf,
-    // The runtime keeps a session's first system prompt: a session started with another
-    // standing prompt version is replaced, never resumed with a silently stale prompt.
-    isCurrent: facts.isCurrent,
-    endSession: async (live) => {
-      ended = "standing_prompt_changed";
-      await endSession(sessions, live.id, "standing_prompt_changed");
-      publishInvalidated(live.id, "standing_prompt_changed");
+    endSession: async (live, end) => {
+      if (end.reason === "pinned_elsewhere") {
+        ended = "standing_prompt_changed";
+        await endSession(sessions, live.id, "standing_prompt_changed");
+        publishInvalidated(live.id, "standing_prompt_changed");
+        return;
+      }
+      // The runtime did not know the resumed session: the attempt's turn failed, and the
+      // next attempt starts a new session.
+      const { attempt, outcome } = end;
+      if (outcome.kind === "succeeded") return;
+      ended = "unknown_session";
+      await recordFailedTurn(ctx, delivery, log, attempt, outcome, true);
+      if (await endSession(sessions, attempt.sessionId, "unknown_session"))
+        publishInvalidated(attempt.sessionId, "unknown_session");
     },
 
     beginAttempt: async (live, point, context, instructionFiles) =>
@@ -224,37 +230,17 @@ function deliveryHost(
     recordProcess: (attempt, taken) => attempt.recordProcess(taken),
     sendMessage: (attempt, taken, _bus, signal) => ctx.runtime.send(taken, attempt.turn, signal),
 
-    interrupted: async (attempt, outcome) => {
-      await endTurn(ctx.db, attempt.turnId, {
-        state: "interrupted",
-        sessionId: attempt.sessionId,
-        failureReason: "daemon_stopped",
-        failureMessage: "the daemon stopped during this turn; the delivery goes back in line",
-        account: await accountTurn(
-          ctx.gateway,
-          attempt.turnId,
-          { usage: outcome.result.usage, costUsd: outcome.costUsd },
-          attempt.why,
-        ),
-      });
-      if (await ctx.requeue(delivery.id)) {
-        ctx.events.publish({
-          type: "delivery.requeued",
-          deliveryId: delivery.id,
-          agentId: delivery.agent_id,
-          attempts: delivery.attempts,
-        });
+    finish: async (end) => {
+      if (end.kind === "error") {
+        if (!(end.error instanceof TurnFailure)) throw end.error;
+        await fail(ctx, delivery, end.error.code, end.error.message);
+        return;
       }
-      log.info({ turnId: attempt.turnId }, "turn interrupted by shutdown; delivery requeued");
-    },
-    sessionUnknown: async (attempt, outcome) => {
-      if (outcome.kind === "succeeded") return;
-      ended = "unknown_session";
-      await recordFailedTurn(ctx, delivery, log, attempt, outcome, true);
-      if (await endSession(sessions, attempt.sessionId, "unknown_session"))
-        publishInvalidated(attempt.sessionId, "unknown_session");
-    },
-    storeOutcome: async (attempt, outcome, transcript) => {
+      const { attempt, outcome, transcript } = end;
+      if (outcome.kind === "interrupted") {
+        await interrupted(attempt, outcome);
+        return;
+      }
       if (outcome.kind === "succeeded") {
         // turn.succeeded and delivery.completed reach the log through the event bus.
         await recordSuccess(ctx, delivery, attempt, outcome, transcript);
@@ -265,11 +251,32 @@ function deliveryHost(
       const failure = await recordFailedTurn(ctx, delivery, log, attempt, outcome, false);
       await fail(ctx, delivery, failure.reason, failure.message);
     },
-    failed: async (error) => {
-      if (!(error instanceof TurnFailure)) throw error;
-      await fail(ctx, delivery, error.code, error.message);
-    },
   };
+
+  /** The daemon stopped during the turn: the turn is interrupted, the delivery back in line. */
+  async function interrupted(attempt: DeliveryAttempt, outcome: TurnOutcome): Promise<void> {
+    await endTurn(ctx.db, attempt.turnId, {
+      state: "interrupted",
+      sessionId: attempt.sessionId,
+      failureReason: "daemon_stopped",
+      failureMessage: "the daemon stopped during this turn; the delivery goes back in line",
+      account: await accountTurn(
+        ctx.gateway,
+        attempt.turnId,
+        { usage: outcome.result.usage, costUsd: outcome.costUsd },
+        attempt.why,
+      ),
+    });
+    if (await ctx.requeue(delivery.id)) {
+      ctx.events.publish({
+        type: "delivery.requeued",
+        deliveryId: delivery.id,
+        agentId: delivery.agent_id,
+        attempts: delivery.attempts,
+      });
+    }
+    log.info({ turnId: attempt.turnId }, "turn interrupted by shutdown; delivery requeued");
+  }
 }
 
 /** The failure of a turn over a usage limit (before it started, or a request refused in it). */
@@ -318,7 +325,7 @@ async function beginAttempt(
   const sessionId =
     live?.id ?? (await startSession(sessions, scope, ctx.standingPrompt.version)).id;
   // Its first runtime session starts with the standing prompt of now.
-  if (live !== null && point === null && !isCurrentSession(live, ctx.standingPrompt.version))
+  if (live !== null && point === null && !isPinnedTo(live, ctx.standingPrompt.version))
     await repinSession(sessions, live.id, ctx.standingPrompt.version);
   const resumeId = point?.id ?? null;
   const turnEnvBase = {

@@ -1,13 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
-import { chooseSession, type SessionRow } from "@talkide/turn-engine";
+import { chooseSession, isPinnedTo, pinnedTo, type SessionRow } from "@talkide/turn-engine";
 import { describe, expect, it } from "vitest";
-import {
-  agentIdOf,
-  agentOwner,
-  conversationScope,
-  isCurrentSession,
-  sessionFacts,
-} from "./agent-sessions.ts";
+import { agentIdOf, agentOwner, conversationScope } from "./agent-sessions.ts";
 
 const open = (over: Partial<SessionRow> = {}): SessionRow => ({
   id: "s1",
@@ -26,21 +20,21 @@ const open = (over: Partial<SessionRow> = {}): SessionRow => ({
   ...over,
 });
 
-describe("isCurrentSession", () => {
+describe("isPinnedTo", () => {
   it("keeps a session of the same standing prompt version and replaces one of another", () => {
-    expect(isCurrentSession(open(), "v1")).toBe(true);
-    expect(isCurrentSession(open(), "v2")).toBe(false);
+    expect(isPinnedTo(open(), "v1")).toBe(true);
+    expect(isPinnedTo(open(), "v2")).toBe(false);
   });
 });
 
 describe("the daemon's session choice (the engine's rule on the daemon's facts)", () => {
   it("starts the first turn of a conversation fresh", () => {
-    expect(chooseSession(null, sessionFacts("v1"))).toEqual({ kind: "new" });
+    expect(chooseSession(null, pinnedTo("v1"))).toEqual({ kind: "new" });
   });
 
   it("resumes an open session with the same standing prompt, where its last turn left it", () => {
     const session = open();
-    expect(chooseSession(session, sessionFacts("v1"))).toEqual({
+    expect(chooseSession(session, pinnedTo("v1"))).toEqual({
       kind: "continue",
       session,
       point: { id: "rt-1", at: "m-1" },
@@ -49,17 +43,17 @@ describe("the daemon's session choice (the engine's rule on the daemon's facts)"
 
   it("replaces a session started with another standing prompt", () => {
     const session = open();
-    expect(chooseSession(session, sessionFacts("v2"))).toEqual({ kind: "end", session });
+    expect(chooseSession(session, pinnedTo("v2"))).toEqual({ kind: "end", session });
   });
 
   it("reuses an open session whose first turn never produced a runtime session", () => {
     const session = open({ claude_session_id: null });
-    expect(chooseSession(session, sessionFacts("v1"))).toEqual({ kind: "begin", session });
+    expect(chooseSession(session, pinnedTo("v1"))).toEqual({ kind: "begin", session });
   });
 
   it("reuses a session that has not begun under another standing prompt too: nothing of it is lost", () => {
     const session = open({ claude_session_id: null });
-    expect(chooseSession(session, sessionFacts("v2"))).toEqual({ kind: "begin", session });
+    expect(chooseSession(session, pinnedTo("v2"))).toEqual({ kind: "begin", session });
   });
 
   test.prop(
@@ -80,7 +74,7 @@ describe("the daemon's session choice (the engine's rule on the daemon's facts)"
     "never resumes across standing prompt versions, and resumes whenever it safely can",
     (facts, version) => {
       const session = facts === null ? null : open(facts);
-      const choice = chooseSession(session, sessionFacts(version));
+      const choice = chooseSession(session, pinnedTo(version));
       const canResume =
         session !== null && session.pin === version && session.claude_session_id !== null;
       expect(choice.kind === "continue").toBe(canResume);

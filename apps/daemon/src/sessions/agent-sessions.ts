@@ -1,5 +1,4 @@
-import type { SessionPoint } from "@talkide/claude-cli";
-import { pointOfSession, type SessionRow, type SessionScope } from "@talkide/turn-engine";
+import type { SessionRow, SessionScope } from "@talkide/turn-engine";
 
 /**
  * The daemon's sessions in the turn engine's store (`@talkide/turn-engine`'s session store):
@@ -8,8 +7,7 @@ import { pointOfSession, type SessionRow, type SessionScope } from "@talkide/tur
  *
  * The runtime keeps the system prompt of a session's first turn for the whole session, so a
  * session is pinned to the standing prompt version it started with: a different version means
- * a fresh session, never a resumed one with a silently stale prompt (`isCurrentSession`, the
- * pipeline's `isCurrent`). Which session a turn continues is the engine's rule
+ * a fresh session, never a resumed one with a silently stale prompt (the engine's `isPinnedTo`). Which session a turn continues is the engine's rule
  * (`chooseSession`): a session begins with its first successful turn; before that (its row
  * exists from the conversation's first turn: its id is the agent's `TICLAWK_SESSION_ID`) it is
  * started afresh in place, pinned to the standing prompt of now, and never ended for an older
@@ -35,17 +33,4 @@ export function conversationScope(agentId: string, conversationId: string): Sess
 /** The agent a session belongs to. */
 export function agentIdOf(session: SessionRow): string {
   return session.owner.slice(AGENT.length);
-}
-
-/** Whether an open session may carry on under the daemon's standing prompt. */
-export function isCurrentSession(session: SessionRow, standingPromptVersion: string): boolean {
-  return session.pin === standingPromptVersion;
-}
-
-/** What the engine's `chooseSession` asks of a session, under the standing prompt `version`. */
-export function sessionFacts(version: string): {
-  readonly pointOf: (session: SessionRow) => SessionPoint | null;
-  readonly isCurrent: (session: SessionRow) => boolean;
-} {
-  return { pointOf: pointOfSession, isCurrent: (session) => isCurrentSession(session, version) };
 }

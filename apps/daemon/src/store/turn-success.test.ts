@@ -9,7 +9,6 @@ import {
 } from "@talkide/claude-cli";
 import {
   engineDb,
-  loadTranscript,
   materialiseTranscript,
   openSession,
   recordSuccess,
@@ -117,8 +116,7 @@ async function succeed(
 /** What a resume on a fresh machine would find. */
 async function materialised(sessionId: string, runtimeSessionId: string): Promise<string> {
   const configDir = join(dir, `cfg-${randomUUID()}`);
-  const store = { loadTranscript: (id: string) => loadTranscript(engineDb(db), id) };
-  expect(await materialiseTranscript(store, configDir, sessionId)).toBe(true);
+  expect(await materialiseTranscript(engineDb(db), configDir, sessionId)).toBe(true);
   return readFile(join(configDir, "projects", "-ws", `${runtimeSessionId}.jsonl`), "utf8");
 }
 

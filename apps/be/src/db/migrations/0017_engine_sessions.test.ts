@@ -4,11 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
-import { engineDb, loadTranscript, pointOfSession, sessionById } from "@talkide/turn-engine";
+import {
+  engineDb,
+  isPinnedTo,
+  loadTranscript,
+  pointOfSession,
+  sessionById,
+} from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
-import { isPinnedToCurrentRelease, openSession, releasePin } from "../../agent/session-pinning.ts";
+import { openSession, releasePin } from "../../agent/session-pinning.ts";
 import { issueApiToken } from "../../auth/api-tokens.ts";
 import { sendMessage, startHarness, terminalEvent } from "../../test-support/harness.ts";
 import { openDatabase } from "../connect.ts";
@@ -136,7 +142,7 @@ describe("migration 0017: the sessions move to the turn engine's tables", () => 
         });
         const shas = { agentSha256: openOne.agent_sha256, pluginSha256: openOne.plugin_sha256 };
         expect(open?.pin).toBe(releasePin(shas));
-        expect(open !== null && isPinnedToCurrentRelease(open, shas)).toBe(true);
+        expect(open !== null && isPinnedTo(open, releasePin(shas))).toBe(true);
         // Its cost is its turns' (what the release reported as the running total).
         const ofOpen = turns.filter((t) => t.agent_session_id === openOne.id);
         expect(open?.turn_count).toBe(ofOpen.length);

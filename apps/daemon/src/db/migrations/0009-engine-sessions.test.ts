@@ -10,13 +10,14 @@ import {
   engineDb,
   loadTranscript,
   openSession,
+  pinnedTo,
   pointOfSession,
   sessionById,
 } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationScope, sessionFacts } from "../../sessions/agent-sessions.ts";
+import { conversationScope } from "../../sessions/agent-sessions.ts";
 import {
   makeDelivery,
   makeTempDir,
@@ -140,7 +141,7 @@ describe.each([
         });
         expect(await loadTranscript(sessions, ENDED)).toBeNull();
         // Resumable under this daemon's standing prompt.
-        expect(open && chooseSession(open, sessionFacts(STANDING_PROMPT_VERSION)).kind).toBe(
+        expect(open && chooseSession(open, pinnedTo(STANDING_PROMPT_VERSION)).kind).toBe(
           "continue",
         );
       },
