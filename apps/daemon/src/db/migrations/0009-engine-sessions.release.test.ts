@@ -1,0 +1,211 @@
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
+import { createLogger, migrateToLatest, openDatabase } from "@talkide/service-kit";
+import {
+  chooseSession,
+  engineDb,
+  loadTranscript,
+  pinnedTo,
+  pointOfSession,
+  sessionById,
+} from "@talkide/turn-engine";
+import { sql } from "kysely";
+import type { Migration } from "kysely/migration";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  makeDelivery,
+  makeTempDir,
+  removeDir,
+  seedPgliteDataDir,
+  startTestDaemon,
+  type TestDaemon,
+} from "../../test-support/harness.ts";
+import { CORE_MIGRATIONS } from "../core-migrations.ts";
+
+/**
+ * Migration 0009 on the rows the release at dbd4985 really wrote (`../fixtures`, recorded with
+ * the pinned CLI against the fake provider): conversation `c-one` has an open session of three
+ * turns whose transcript is its stored content and two parts; `c-two` an ended session and an
+ * open one. A daemon of this release starts on that database.
+ */
+interface ReleaseRows {
+  readonly migrations: readonly string[];
+  readonly tables: Record<string, readonly Record<string, unknown>[]>;
+}
+const RELEASE = JSON.parse(
+  gunzipSync(
+    await readFile(new URL("../fixtures/release-dbd4985-rows.json.gz", import.meta.url)),
+  ).toString("utf8"),
+) as ReleaseRows;
+
+interface OldSession {
+  readonly id: string;
+  readonly agent_id: string;
+  readonly conversation_id: string;
+  readonly runtime_session_id: string | null;
+  readonly resume_at_message_id: string | null;
+  readonly standing_prompt_version: string;
+  readonly turn_count: number;
+  readonly cumulative_cost_usd: number | null;
+  readonly invalidated_at: string | null;
+  readonly invalidated_reason: string | null;
+}
+const oldSessions = (RELEASE.tables["sessions"] ?? []) as unknown as readonly OldSession[];
+const oldTurns = (RELEASE.tables["turns"] ?? []) as unknown as ReadonlyArray<{
+  id: string;
+  session_id: string;
+}>;
+/** What the release would have written back before a resume: stored content, then its parts. */
+function releaseTranscript(sessionId: string): string | null {
+  const header = (RELEASE.tables["session_transcripts"] ?? []).find(
+    (row) => row["session_id"] === sessionId,
+  );
+  if (header === undefined) return null;
+  const parts = (RELEASE.tables["session_transcript_parts"] ?? [])
+    .filter((row) => row["session_id"] === sessionId)
+    .sort((a, b) => Number(a["seq"]) - Number(b["seq"]))
+    .map((row) => String(row["content"]));
+  return String(header["content"]) + parts.join("");
+}
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+async function daemonMigrationsBefore(before: string): Promise<Record<string, Migration>> {
+  const dir = fileURLToPath(CORE_MIGRATIONS.folder);
+  const files = (await readdir(dir))
+    .filter((file) => /^\d{4}-.*\.ts$/.test(file) && !file.endsWith(".test.ts") && file < before)
+    .sort();
+  const migrations: Record<string, Migration> = {};
+  for (const file of files) {
+    const module = (await import(pathToFileURL(join(dir, file)).href)) as Migration;
+    migrations[`daemon/${file.replace(/\.ts$/, "")}`] = module;
+  }
+  return migrations;
+}
+
+describe("migration 0009 on the rows the release at dbd4985 wrote", () => {
+  let dir: string;
+  let td: TestDaemon | undefined;
+  const running = (): TestDaemon => {
+    if (td === undefined) throw new Error("the daemon did not start on the release's database");
+    return td;
+  };
+  const open = oldSessions.find((s) => s.conversation_id === "c-one");
+  if (open?.runtime_session_id == null) throw new Error("the fixture changed");
+
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    const dataDir = join(dir, "data");
+    // The agent's workspace was a temporary folder of the recording run: it lives here now.
+    const workspace = join(dir, "ws");
+    await mkdir(workspace, { recursive: true });
+    await seedPgliteDataDir(dataDir);
+    const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
+    try {
+      const ran = await migrateToLatest(old.db, [
+        { migrations: await daemonMigrationsBefore("0009") },
+        GATEWAY_MIGRATIONS,
+      ]);
+      expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
+      const insert = async (table: string) => {
+        const rows = (RELEASE.tables[table] ?? []).map((row) =>
+          table === "agents" ? { ...row, workspace_dir: workspace } : row,
+        );
+        // Identity columns (a delivery's `seq`) keep the release's values.
+        await sql`INSERT INTO ${sql.table(table)} OVERRIDING SYSTEM VALUE
+          SELECT * FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb)`.execute(
+          old.db,
+        );
+      };
+      for (const table of [
+        "daemon_meta",
+        "agents",
+        "sessions",
+        "deliveries",
+        "turns",
+        "session_transcripts",
+        "session_transcript_parts",
+      ])
+        await insert(table);
+      // The identity's sequence where the release's database had it: after its last delivery.
+      await sql`SELECT setval(pg_get_serial_sequence('deliveries', 'seq'), (SELECT max(seq) FROM deliveries))`.execute(
+        old.db,
+      );
+    } finally {
+      await old.close();
+    }
+    td = await startTestDaemon({
+      dataDir,
+      config: { databaseUrl: null },
+      logger: createLogger("t", "error"),
+    });
+  });
+
+  afterAll(async () => {
+    await td?.stop();
+    await removeDir(dir);
+  });
+
+  it("keeps every session's point, pin, count, cost and end", async () => {
+    const sessions = engineDb(running().daemon.db);
+    for (const old of oldSessions) {
+      const moved = await sessionById(sessions, old.id);
+      expect(moved).toMatchObject({
+        scope: `agent:${old.agent_id}/conversation:${old.conversation_id}`,
+        owner: `agent:${old.agent_id}`,
+        conversation: old.conversation_id,
+        pin: old.standing_prompt_version,
+        turn_count: old.turn_count,
+        cumulative_cost_usd: old.cumulative_cost_usd,
+        end_reason: old.invalidated_reason,
+      });
+      expect(moved && pointOfSession(moved)).toEqual(
+        old.runtime_session_id === null
+          ? null
+          : { id: old.runtime_session_id, at: old.resume_at_message_id },
+      );
+      expect(moved?.ended_at === null).toBe(old.invalidated_at === null);
+    }
+  });
+
+  it("loads every stored transcript back byte for byte", async () => {
+    const sessions = engineDb(running().daemon.db);
+    for (const old of oldSessions) {
+      const expected = releaseTranscript(old.id);
+      const loaded = await loadTranscript(sessions, old.id);
+      expect(loaded === null).toBe(expected === null);
+      if (expected === null || loaded === null) continue;
+      expect(loaded.sessionId).toBe(old.runtime_session_id);
+      expect(loaded.content.length).toBe(expected.length);
+      expect(sha256(loaded.content)).toBe(sha256(expected));
+    }
+  });
+
+  it("keeps every turn referencing its session", async () => {
+    const turns = await running().api.turns("&agentId=ava");
+    expect(new Map(turns.map((turn) => [turn.id, turn.sessionId]))).toEqual(
+      new Map(oldTurns.map((turn) => [turn.id, turn.session_id])),
+    );
+  });
+
+  it("resumes the open session of a conversation with its next delivery", async () => {
+    const sessions = engineDb(running().daemon.db);
+    const moved = await sessionById(sessions, open.id);
+    expect(moved && chooseSession(moved, pinnedTo(open.standing_prompt_version)).kind).toBe(
+      "continue",
+    );
+    const ack = await running().api.deliver("ava", makeDelivery({ conversation_id: "c-one" }));
+    expect(ack.status).toBe(202);
+    const [done] = await running().api.settled([ack.body.delivery.id]);
+    expect(done?.state).toBe("completed");
+    const [turn] = await running().api.turns(`&deliveryId=${ack.body.delivery.id}`);
+    expect(turn).toMatchObject({
+      sessionId: open.id,
+      resumed: true,
+      resumedRuntimeSessionId: open.runtime_session_id,
+    });
+  });
+});
