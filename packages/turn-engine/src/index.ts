@@ -52,4 +52,5 @@ export {
   type SessionRow,
   type SessionScope,
   type SessionSuccess,
+  type SuccessRecorded,
 } from "./store/session-store.ts";

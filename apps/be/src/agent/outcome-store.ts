@@ -15,6 +15,7 @@ import {
   engineDb,
   openSession,
   recordSuccess,
+  sessionTotalAfter,
   sessionCacheReuseOf,
   startSession,
   type EngineDb,
@@ -327,10 +328,12 @@ function totalsOf(row: SessionTotalsRow | undefined): SessionTotals {
 }
 
 /**
- * A successful turn in one transaction: the session started (a new conversation, pinned to the
- * current release) or continued, advanced to the turn's point and charged its cost, its
- * transcript stored (the engine appends just the lines the CLI added when it can), and the
- * turn's record with the session's totals.
+ * A successful turn: the session continued (or started: a new conversation, pinned to the
+ * current release), advanced to the turn's point and charged its cost, its transcript stored
+ * (the engine appends just the lines the CLI added when it can), and the turn's record with the
+ * session's totals, in the engine's one statement with the turn's record as its step beside
+ * (`recordSuccess`'s `alongside`). A turn that starts a session starts it in the same
+ * transaction.
  */
 async function storeSucceeded(
   services: TurnServices,
@@ -340,39 +343,59 @@ async function storeSucceeded(
   outcome: SucceededOutcome,
 ): Promise<SessionTotals> {
   const { db } = services;
-  const recorded = await db.transaction().execute(async (trx) => {
-    const engine = engineDb(trx);
-    const session = resumedFrom ?? (await startProjectSession(services, engine, turn.project_id));
-    const sessionCostUsd = await recordSuccess(engine, db, {
-      sessionId: session.id,
-      turnId: turn.id,
-      // A resume continues the conversation (Claude Code may announce a new id for it).
-      point: { id: outcome.sessionId, at: outcome.lastMessageId },
-      costUsd: outcome.figures.costUsd,
-      transcript,
-    });
-    const totals = sessionTotals(turn.project_id, session.id, turn.id, outcome.figures.usage);
-    return trx
-      .updateTable("turns")
-      .set({
-        status: "succeeded",
-        agent_session_id: session.id,
-        claude_session_id: outcome.sessionId,
-        resumed: resumedFrom !== undefined,
-        result_text: outcome.resultText,
-        ...figureColumns(outcome.figures),
-        cumulative_cost_usd: sessionCostUsd,
-        session_input_tokens: totals.input,
-        session_cache_read_tokens: totals.cacheRead,
-        cli_fallback: outcome.cliFallback,
-        demo_model: services.demoModel,
-        finished_at: sql<string>`clock_timestamp()`,
-      })
-      .where("id", "=", turn.id)
-      .returning(["session_input_tokens", "session_cache_read_tokens", "cumulative_cost_usd"])
-      .executeTakeFirst();
-  });
-  return totalsOf(recorded);
+  const { costUsd, usage } = outcome.figures;
+  const store = async (engine: EngineDb, session: SessionRow) => {
+    const totals = sessionTotals(turn.project_id, session.id, turn.id, usage);
+    const recorded = await recordSuccess(
+      engine,
+      db,
+      {
+        sessionId: session.id,
+        turnId: turn.id,
+        // A resume continues the conversation (Claude Code may announce a new id for it).
+        point: { id: outcome.sessionId, at: outcome.lastMessageId },
+        costUsd,
+        transcript,
+      },
+      {
+        steps: (when) =>
+          sql`finished_turn AS (${db
+            .updateTable("turns")
+            .set({
+              status: "succeeded",
+              agent_session_id: session.id,
+              claude_session_id: outcome.sessionId,
+              resumed: resumedFrom !== undefined,
+              result_text: outcome.resultText,
+              ...figureColumns(outcome.figures),
+              // The session's total with this turn, as the engine's step sets it.
+              cumulative_cost_usd: sessionTotalAfter(session.id, costUsd),
+              session_input_tokens: totals.input,
+              session_cache_read_tokens: totals.cacheRead,
+              cli_fallback: outcome.cliFallback,
+              demo_model: services.demoModel,
+              finished_at: sql<string>`clock_timestamp()`,
+            })
+            .where("id", "=", turn.id)
+            .where(sql<boolean>`TRUE ${when}`)
+            .returning([
+              "session_input_tokens",
+              "session_cache_read_tokens",
+              "cumulative_cost_usd",
+            ])})`,
+        result: sql`(SELECT to_jsonb(t) FROM finished_turn t)`,
+      },
+    );
+    return recorded.host as SessionTotalsRow | null;
+  };
+  const recorded =
+    resumedFrom === undefined
+      ? await db.transaction().execute(async (trx) => {
+          const engine = engineDb(trx);
+          return store(engine, await startProjectSession(services, engine, turn.project_id));
+        })
+      : await store(engineDb(db), resumedFrom);
+  return totalsOf(recorded ?? undefined);
 }
 
 /** A new session of the project, pinned to the current release; one left open is ended. */

@@ -47,7 +47,7 @@ export async function recordTurnSuccess(db: DaemonDb, input: TurnSuccess): Promi
       costUsd: input.account.costUsd,
       transcript: input.transcript,
     },
-    (when) => daemonSteps(input, when),
+    { steps: (when) => daemonSteps(input, when) },
   );
 }
 

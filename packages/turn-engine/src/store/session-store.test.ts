@@ -73,7 +73,7 @@ describe.each([
       expect(pointOfSession(started)).toBeNull();
       await expect(startSession(db, scope, "v1")).rejects.toThrow();
       const ledger = {};
-      const total = await recordSuccess(db, ledger, {
+      const { total } = await recordSuccess(db, ledger, {
         sessionId: started.id,
         turnId: "turn-1",
         point: { id: RT1, at: "m-1" },
@@ -146,7 +146,7 @@ describe.each([
       const ledger = {};
       const turn = async (id: string, content: string) => {
         await sql`INSERT INTO host_turns (id, state) VALUES (${id}, 'running')`.execute(db);
-        await recordSuccess(
+        const recorded = await recordSuccess(
           db,
           ledger,
           {
@@ -156,13 +156,18 @@ describe.each([
             costUsd: 1,
             transcript: transcript(content),
           },
-          (when) => sql`finished AS (
-            UPDATE host_turns SET state = 'done', total = ${sessionTotalAfter(session.id, 1)}
-             WHERE id = ${id} ${when} RETURNING id)`,
+          {
+            steps: (when) => sql`finished AS (
+              UPDATE host_turns SET state = 'done', total = ${sessionTotalAfter(session.id, 1)}
+               WHERE id = ${id} ${when} RETURNING id, total)`,
+            result: sql`(SELECT to_jsonb(f) FROM finished f)`,
+          },
         );
+        return recorded.host;
       };
-      await turn("t1", "a\n");
-      await turn("t2", "a\nb\n");
+      // What the host's step returned comes back with the engine's result.
+      expect(await turn("t1", "a\n")).toEqual({ id: "t1", total: 1 });
+      expect(await turn("t2", "a\nb\n")).toEqual({ id: "t2", total: 2 });
       const { rows } = await sql<{
         id: string;
         state: string;

@@ -252,12 +252,24 @@ export interface SessionSuccess {
   readonly transcript: TurnTranscript | null;
 }
 
-/**
- * The host's own steps of a success statement: common table expressions (`name AS (...)`,
- * comma separated), each narrowed by `when` (an `AND ...` condition, empty for none), so that
- * nothing of the host's is written unless the engine's part is.
- */
-export type HostSteps = (when: RawBuilder<unknown>) => RawBuilder<unknown>;
+/** The host's own part of a success statement. */
+export interface HostSteps {
+  /**
+   * Common table expressions (`name AS (...)`, comma separated), each narrowed by `when` (an
+   * `AND ...` condition, empty for none), so that nothing of the host's is written unless the
+   * engine's part is.
+   */
+  readonly steps: (when: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /** What the statement returns of them: an expression over the steps (`host` of the result). */
+  readonly result?: RawBuilder<unknown> | undefined;
+}
+
+/** What a success statement returns: the session's total after the turn, and the host's part. */
+export interface SuccessRecorded {
+  readonly total: number | null;
+  /** The value of the host's `result` (null without one). */
+  readonly host: unknown;
+}
 
 /**
  * Records a successful turn in one statement: the session begun or advanced to `point` and
@@ -267,23 +279,23 @@ export type HostSteps = (when: RawBuilder<unknown>) => RawBuilder<unknown>;
  * When this process stored the session's previous transcript and the CLI only appended to it
  * (`TranscriptLedger`), the statement carries just the new lines, and changes nothing unless
  * the stored transcript is still the one this process wrote last; when it is not, the whole
- * transcript is written instead. Returns the session's total after the turn.
+ * transcript is written instead.
  */
 export async function recordSuccess(
   db: EngineDb,
   ledgerOwner: object,
   success: SessionSuccess,
   alongside?: HostSteps,
-): Promise<number | null> {
+): Promise<SuccessRecorded> {
   const { transcript } = success;
-  if (transcript === null) return (await recordWhole(db, success, alongside)).total;
+  if (transcript === null) return recordWhole(db, success, alongside);
   const ledger = TranscriptLedger.of(ledgerOwner);
   const plan = ledger.plan(success.sessionId, transcript);
   const appended =
     plan.append === null ? null : await recordAppended(db, success, plan.append, alongside);
   const stored = appended ?? (await recordWhole(db, success, alongside));
   ledger.stored(success.sessionId, success.turnId, plan, appended !== null);
-  return stored.total;
+  return stored;
 }
 
 function successSteps(
@@ -298,7 +310,7 @@ function successSteps(
              turn_count = turn_count + 1, updated_at = clock_timestamp()
        WHERE id = ${success.sessionId} ${when}
       RETURNING cumulative_cost_usd)`;
-  return alongside === undefined ? advanced : sql`${advanced}, ${alongside(when)}`;
+  return alongside === undefined ? advanced : sql`${advanced}, ${alongside.steps(when)}`;
 }
 
 /** The whole statement: the transcript (when there is one) replaces the stored one and its parts. */
@@ -306,9 +318,9 @@ async function recordWhole(
   db: EngineDb,
   success: SessionSuccess,
   alongside: HostSteps | undefined,
-): Promise<{ total: number | null }> {
+): Promise<SuccessRecorded> {
   const content = success.transcript?.whole().content ?? null;
-  const { rows } = await sql<{ total: number | null }>`
+  const { rows } = await sql<{ total: number | null; host: unknown }>`
     WITH ${successSteps(success, sql``, alongside)},
     stored_transcript AS (
       INSERT INTO engine_transcripts (session_id, claude_session_id, project_dir, turn_id)
@@ -330,8 +342,9 @@ async function recordWhole(
                         WHERE p.session_id = ${success.sessionId}), 0) + 1,
              ${content}::text, ${success.turnId}
         FROM stored_transcript)
-    SELECT (SELECT cumulative_cost_usd FROM advanced_session) AS total`.execute(db);
-  return { total: rows[0]?.total ?? null };
+    SELECT (SELECT cumulative_cost_usd FROM advanced_session) AS total,
+           ${hostResult(alongside)} AS host`.execute(db);
+  return { total: rows[0]?.total ?? null, host: rows[0]?.host ?? null };
 }
 
 /**
@@ -344,8 +357,8 @@ async function recordAppended(
   success: SessionSuccess,
   append: { readonly afterTurnId: string; readonly delta: string },
   alongside: HostSteps | undefined,
-): Promise<{ total: number | null } | null> {
-  const { rows } = await sql<{ appended: boolean; total: number | null }>`
+): Promise<SuccessRecorded | null> {
+  const { rows } = await sql<{ appended: boolean; total: number | null; host: unknown }>`
     WITH previous AS (
       SELECT session_id FROM engine_transcripts
        WHERE session_id = ${success.sessionId} AND turn_id = ${append.afterTurnId}
@@ -368,9 +381,14 @@ async function recordAppended(
        WHERE session_id = ${success.sessionId} AND EXISTS (SELECT 1 FROM previous)
       RETURNING session_id)
     SELECT EXISTS (SELECT 1 FROM previous) AS appended,
-           (SELECT cumulative_cost_usd FROM advanced_session) AS total`.execute(db);
+           (SELECT cumulative_cost_usd FROM advanced_session) AS total,
+           ${hostResult(alongside)} AS host`.execute(db);
   const row = rows[0];
-  return row?.appended === true ? { total: row.total } : null;
+  return row?.appended === true ? { total: row.total, host: row.host ?? null } : null;
+}
+
+function hostResult(alongside: HostSteps | undefined): RawBuilder<unknown> {
+  return alongside?.result ?? sql`NULL`;
 }
 
 /** The stored transcript of a session, whole (its parts joined); null when none is stored. */
