@@ -1,4 +1,4 @@
-import { endSessionsOf, engineDb, listSessions } from "@talkide/turn-engine";
+import { endSessionsOf, engineDb } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { AgentRow, DaemonDb } from "../db/schema.ts";
 import { agentOwner } from "../sessions/agent-sessions.ts";
@@ -102,9 +102,6 @@ async function invalidateLiveSessions(
   agentId: string,
   reason: "reset",
 ): Promise<readonly { readonly id: string; readonly conversation_id: string }[]> {
-  const db = engineDb(trx);
-  const owner = agentOwner(agentId);
-  const open = await listSessions(db, { owner, openOnly: true, limit: 1_000_000 });
-  await endSessionsOf(db, owner, reason);
-  return open.map((session) => ({ id: session.id, conversation_id: session.conversation ?? "" }));
+  const ended = await endSessionsOf(engineDb(trx), agentOwner(agentId), reason);
+  return ended.map((session) => ({ id: session.id, conversation_id: session.conversation ?? "" }));
 }

@@ -219,7 +219,9 @@ describe.each([
       expect(
         (await listSessions(db, { conversation: "c", openOnly: true, limit: 10 })).map((s) => s.id),
       ).toEqual([second.id]);
-      expect(await endSessionsOf(db, "agent:a", "reset")).toBe(2);
+      const ended = await endSessionsOf(db, "agent:a", "reset");
+      expect(ended.map((s) => s.id).sort()).toEqual([second.id, other.id].sort());
+      expect(ended.every((s) => s.end_reason === "reset" && s.ended_at !== null)).toBe(true);
       await deleteSessionsOf(db, "agent:a");
       expect(await listSessions(db, { owner: "agent:a", limit: 10 })).toEqual([]);
     },

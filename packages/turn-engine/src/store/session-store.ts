@@ -119,9 +119,16 @@ export async function endSession(db: EngineDb, id: string, reason: string): Prom
   return ended !== undefined;
 }
 
-/** Ends every open session of an owner (a reset agent); returns how many ended. */
-export async function endSessionsOf(db: EngineDb, owner: string, reason: string): Promise<number> {
-  const ended = await db
+/**
+ * Ends every open session of an owner (a reset agent) in one statement; returns the sessions
+ * it ended, so that each of them, and no other, is reported.
+ */
+export async function endSessionsOf(
+  db: EngineDb,
+  owner: string,
+  reason: string,
+): Promise<readonly SessionRow[]> {
+  return db
     .updateTable("engine_sessions")
     .set({
       ended_at: sql`clock_timestamp()`,
@@ -130,9 +137,8 @@ export async function endSessionsOf(db: EngineDb, owner: string, reason: string)
     })
     .where("owner", "=", owner)
     .where("ended_at", "is", null)
-    .returning("id")
+    .returningAll()
     .execute();
-  return ended.length;
 }
 
 /** Deletes an owner's sessions with their transcripts (a deleted project or agent). */
