@@ -54,6 +54,8 @@ describe.skipIf(process.platform !== "linux")("killLeftoverProcesses", () => {
       expect(supported).toBe(true);
       expect(killed).toContain(targetPid);
       expect(killed.length).toBeGreaterThanOrEqual(2);
+      // When it returns, nothing carrying the marker lives any more (a caller says so next).
+      expect(await countCarrying("TEST_TURN_ID=turn-a")).toBe(0);
       await waitFor(() => Promise.resolve(alive(targetPid) ? null : true), "the orphan to die");
       expect(alive(bystanderPid)).toBe(true);
     } finally {

@@ -14,6 +14,11 @@ import { readdir, readFile } from "node:fs/promises";
  * `variables` with one of `values` is a leftover: a marker's current name and the one an older
  * release used (`TURN_MARKER_VARIABLES`). Linux only: without `/proc` nothing is found and
  * `supported` is false, for the caller to log.
+ *
+ * Resolves once the killed processes are gone (or zombies: dead, their environment empty),
+ * at most `EXIT_WAIT_MS` after the last kill: a SIGKILL is delivered at once but takes effect
+ * when the kernel next schedules the process, and a caller that goes on to say "nothing of the
+ * old run lives" (the backend starts listening) must be right when it says so.
  */
 export async function killLeftoverProcesses(
   variables: readonly string[],
@@ -55,5 +60,30 @@ export async function killLeftoverProcesses(
     }
     if (found === 0) break;
   }
+  await untilGone(killed);
   return { supported: true, killed };
+}
+
+/** The longest the caller waits for killed processes to disappear (a bound, not an estimate). */
+const EXIT_WAIT_MS = 5_000;
+
+async function untilGone(pids: readonly number[]): Promise<void> {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  let left = [...pids];
+  while (left.length > 0 && Date.now() < deadline) {
+    const states = await Promise.all(left.map((pid) => stateOf(pid)));
+    left = left.filter((_, i) => states[i] !== null && states[i] !== "Z");
+    if (left.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The process's state letter (`R`, `S`, `Z`, …), or null when it no longer exists. */
+async function stateOf(pid: number): Promise<string | null> {
+  try {
+    const stat = await readFile(`/proc/${String(pid)}/stat`, "utf8");
+    // The command name (in parentheses) may hold spaces: the state follows its last `)`.
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) || null;
+  } catch {
+    return null;
+  }
 }

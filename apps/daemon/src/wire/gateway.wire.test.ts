@@ -392,6 +392,17 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, through the model gat
       () => Promise.resolve(alive(held.cli) ? null : true),
       "the turn's process to exit",
     );
+    // The daemon learns of the exit from its own event loop (the child's output closes), an
+    // instant after the kernel: from then on the token is refused (seen under a loaded CI run).
+    await waitFor(async () => {
+      const probe = await fetch(`${gatewayUrl}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": token, "content-type": "application/json" },
+        body: JSON.stringify({ model: "claude-opus-5-5", max_tokens: 1, messages: [] }),
+      });
+      await probe.body?.cancel();
+      return probe.status === 401 ? true : null;
+    }, "the daemon to revoke the ended process's token");
     const forwarded = api.requests.length;
     for (const header of [{ "x-api-key": token }, { authorization: `Bearer ${token}` }]) {
       const refused = await fetch(`${gatewayUrl}/v1/messages`, {
