@@ -111,6 +111,8 @@ async function fakeHost(options: FakeOptions = {}) {
   };
   const failures: Array<{ code: string; instructionFiles: readonly string[] | null }> = [];
   const stored: string[] = [];
+  /** The kind of every outcome the pipeline handed to `finish`, as it handed it. */
+  const finished: string[] = [];
   const started: WarmClaudeProcess[] = [];
   const transcripts: unknown[] = [];
   let attempts = 0;
@@ -229,6 +231,7 @@ async function fakeHost(options: FakeOptions = {}) {
         return Promise.resolve();
       }
       const { outcome } = end;
+      finished.push(outcome.kind);
       if (outcome.kind === "interrupted" && options.interrupts === true) {
         steps.push(`interrupted ${outcome.kind}`);
         return Promise.resolve();
@@ -255,6 +258,7 @@ async function fakeHost(options: FakeOptions = {}) {
     heard,
     failures,
     stored,
+    finished,
     transcripts,
     recordFile,
     root,
@@ -419,14 +423,19 @@ describe("the turn pipeline", () => {
     expect(await fake.allEnded()).toBe(true);
   });
 
-  it("fails a turn aborted by a host that does not put work back", async () => {
+  it("hands an aborted turn to every host as interrupted, whatever the host does with it", async () => {
     const fake = await fakeHost({ scenario: "hang" });
     const stop = new AbortController();
     const running = runTurnPipeline(fake.host, stop.signal);
     await expect.poll(() => fake.steps.includes("send"), { timeout: 60_000 }).toBe(true);
     stop.abort();
     await running;
+    // The pipeline's part: classified as interrupted (the host is stopping), its process
+    // retired. This fake host fails it, as the backend does.
+    expect(fake.finished).toEqual(["interrupted"]);
     expect(fake.stored).toEqual(["failed"]);
+    expect(fake.pool.size).toBe(0);
+    expect(await fake.allEnded()).toBe(true);
   });
 
   it("fails before any process starts: the first event still comes first", async () => {

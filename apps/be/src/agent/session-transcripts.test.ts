@@ -13,7 +13,6 @@ import {
   type SessionRow,
 } from "@talkide/turn-engine";
 import { type Kysely, sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "../db/connect.ts";
 import { useMigratedEmbeddedDatabase } from "../test-support/embedded-database.ts";
@@ -21,6 +20,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { projectScope } from "./session-pinning.ts";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
+import { migrateBefore } from "../test-support/earlier-schema.ts";
 
 const TURN_A = "00000000-0000-4000-8000-00000000000a";
 const TURN_B = "00000000-0000-4000-8000-00000000000b";
@@ -238,19 +238,7 @@ describe("migration 0007: a transcript stored whole becomes the first part", () 
     await seedPgliteDataDir(oldDir);
     const old = await openDatabase({ databaseUrl: null, dataDir: oldDir });
     try {
-      const { MIGRATIONS_FOR_TESTS } = await import("../db/migrate.ts");
-      const upTo0006 = new Migrator({
-        db: old.db,
-        provider: {
-          getMigrations: () =>
-            Promise.resolve(
-              Object.fromEntries(
-                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0007"),
-              ),
-            ),
-        },
-      });
-      expect((await upTo0006.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(old.db, "0007");
       await old.db
         .insertInto("projects")
         .values({ id: 1, name: "P", url: null, description: null, workspace_dir: "/ws" })

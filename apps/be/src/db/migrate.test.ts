@@ -2,35 +2,24 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql, type Kysely } from "kysely";
-import { Migrator } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "./connect.ts";
 import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "./migrate.ts";
 import type { DatabaseSchema } from "./schema.ts";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
+import { migrateBefore } from "../test-support/earlier-schema.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** What releases before the move to service-kit had: up to 0016. */
-const EARLIER = Object.fromEntries(
-  Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0017"),
-);
-
 /**
- * Exactly how releases before the move to service-kit migrated: Kysely's own defaults. (The
- * migration tests 0009 and 0010 cover a database stopped at an older migration.)
+ * Exactly how releases before the move to service-kit migrated: Kysely's own defaults, up to
+ * 0016. (The migration tests 0009 and 0010 cover a database stopped at an older migration.)
  */
-async function migrateAsBefore(db: Kysely<DatabaseSchema>): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: {
-      getMigrations: () => Promise.resolve({ ...EARLIER }),
-    },
-  });
-  expect((await migrator.migrateToLatest()).error).toBeUndefined();
+function migrateAsBefore(db: Kysely<DatabaseSchema>): Promise<void> {
+  return migrateBefore(db, "0017");
 }
 
 async function recorded(
@@ -63,7 +52,9 @@ describe("a database written by an earlier release", () => {
       const names = new Set(before.map((row) => row.name));
       expect((await recorded(reopened.db)).filter((row) => names.has(row.name))).toEqual(before);
       expect(await migrateToLatest(reopened.db)).toEqual([]);
-      expect(before.map((row) => row.name)).toEqual(Object.keys(EARLIER));
+      expect(before.map((row) => row.name)).toEqual(
+        Object.keys(MIGRATIONS_FOR_TESTS).filter((name) => name < "0017"),
+      );
     } finally {
       await reopened.close();
     }

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderContext } from "../../context/prepare.ts";
 import { listMembers, normalizeSalutationKey, updateMember } from "../../domain/members.ts";
@@ -10,8 +9,9 @@ import { requireMembership } from "../../domain/membership.ts";
 import { createSeat } from "../../domain/seats.ts";
 import { projectView } from "../../domain/projects.ts";
 import { openDatabase, type Database } from "../connect.ts";
-import { MIGRATIONS_FOR_TESTS, migrateToLatest } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 // A database written by the release before issue 29 (migrations up to 0007): text stored as submitted, and two
 // members whose salutations look alike. It must open, and show one truth.
@@ -26,18 +26,7 @@ describe("migration 0009: normalized text and a unique look per project", () => 
     await seedPgliteDataDir(dir);
     database = await openDatabase({ databaseUrl: null, dataDir: dir });
     const db = database.db;
-    const before = new Migrator({
-      db,
-      provider: {
-        getMigrations: () =>
-          Promise.resolve(
-            Object.fromEntries(
-              Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0008"),
-            ),
-          ),
-      },
-    });
-    expect((await before.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, "0008");
 
     // Users as that release wrote them (today's createUser writes columns it did not have).
     const user = async (email: string) =>

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../connect.ts";
-import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
 import { OLD_DEMO_MODEL_ANSWER } from "./0010_turn_demo_model.ts";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 describe("migration 0010: turns answered by the demo model", () => {
   it("marks the turns that carry the old demo answer, and no other", async () => {
@@ -15,18 +15,7 @@ describe("migration 0010: turns answered by the demo model", () => {
     await seedPgliteDataDir(dir);
     const old = await openDatabase({ databaseUrl: null, dataDir: dir });
     try {
-      const upTo0009 = new Migrator({
-        db: old.db,
-        provider: {
-          getMigrations: () =>
-            Promise.resolve(
-              Object.fromEntries(
-                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0010"),
-              ),
-            ),
-        },
-      });
-      expect((await upTo0009.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(old.db, "0010");
       await sql`INSERT INTO users (id, email, email_key, display_name)
         VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.org', 'a@example.org', 'A')`.execute(
         old.db,

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { turnView } from "../../domain/turns.ts";
 import { openDatabase } from "../connect.ts";
-import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 describe("migration 0011: a turn's tokens", () => {
   it("leaves every existing turn valid, its tokens and the session's reuse unknown", async () => {
@@ -15,18 +15,7 @@ describe("migration 0011: a turn's tokens", () => {
     await seedPgliteDataDir(dir);
     const old = await openDatabase({ databaseUrl: null, dataDir: dir });
     try {
-      const upTo0010 = new Migrator({
-        db: old.db,
-        provider: {
-          getMigrations: () =>
-            Promise.resolve(
-              Object.fromEntries(
-                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0011"),
-              ),
-            ),
-        },
-      });
-      expect((await upTo0010.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(old.db, "0011");
       await sql`INSERT INTO users (id, email, email_key, display_name)
         VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.org', 'a@example.org', 'A')`.execute(
         old.db,

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { findApiTokenUser } from "../../auth/api-tokens.ts";
 import { hashToken } from "@talkide/service-kit";
 import { requireMembership } from "../../domain/membership.ts";
 import { openDatabase } from "../connect.ts";
-import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 describe("migration 0013: accounts", () => {
   it("carries users, members and tokens over; old tokens expire 90 days after it ran", async () => {
@@ -17,18 +17,7 @@ describe("migration 0013: accounts", () => {
     await seedPgliteDataDir(dir);
     const old = await openDatabase({ databaseUrl: null, dataDir: dir });
     try {
-      const upTo0012 = new Migrator({
-        db: old.db,
-        provider: {
-          getMigrations: () =>
-            Promise.resolve(
-              Object.fromEntries(
-                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0013"),
-              ),
-            ),
-        },
-      });
-      expect((await upTo0012.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(old.db, "0013");
       const userId = "00000000-0000-4000-8000-000000000001";
       await sql`INSERT INTO users (id, email, email_key, display_name)
         VALUES (${userId}, 'a@example.org', 'a@example.org', 'A')`.execute(old.db);

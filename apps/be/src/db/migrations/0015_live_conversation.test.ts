@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../connect.ts";
-import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 describe("migration 0015: one numbering of a project's events", () => {
   it("numbers the stored events in the order they were written, and every new one after them", async () => {
@@ -14,18 +14,7 @@ describe("migration 0015: one numbering of a project's events", () => {
     await seedPgliteDataDir(dir);
     const old = await openDatabase({ databaseUrl: null, dataDir: dir });
     try {
-      const before = new Migrator({
-        db: old.db,
-        provider: {
-          getMigrations: () =>
-            Promise.resolve(
-              Object.fromEntries(
-                Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0015"),
-              ),
-            ),
-        },
-      });
-      expect((await before.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(old.db, "0015");
       await sql`INSERT INTO users (id, email, email_key, display_name)
         VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.org', 'a@example.org', 'A')`.execute(
         old.db,

@@ -12,13 +12,13 @@ import {
   sessionById,
 } from "@talkide/turn-engine";
 import { sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { openSession, releasePin } from "../../agent/session-pinning.ts";
 import { issueApiToken } from "../../auth/api-tokens.ts";
 import { sendMessage, startHarness, terminalEvent } from "../../test-support/harness.ts";
 import { openDatabase } from "../connect.ts";
-import { migrateToLatest, MIGRATIONS_FOR_TESTS } from "../migrate.ts";
+import { migrateToLatest } from "../migrate.ts";
+import { migrateBefore } from "../../test-support/earlier-schema.ts";
 
 /**
  * Rows as the release before this migration (dbd4985) wrote them, through its API with the
@@ -83,18 +83,7 @@ async function databaseOfTheRelease(dataDir: string, workspacesDir?: string): Pr
   await seedPgliteDataDir(dataDir);
   const old = await openDatabase({ databaseUrl: null, dataDir });
   try {
-    const before = new Migrator({
-      db: old.db,
-      provider: {
-        getMigrations: () =>
-          Promise.resolve(
-            Object.fromEntries(
-              Object.entries(MIGRATIONS_FOR_TESTS).filter(([name]) => name < "0017"),
-            ),
-          ),
-      },
-    });
-    expect((await before.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(old.db, "0017");
     const projects = (RELEASE.tables.projects ?? []).map((project) =>
       workspacesDir === undefined
         ? project

@@ -1,10 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
-import { createLogger, migrateToLatest, openDatabase } from "@talkide/service-kit";
+import { createLogger, openDatabase } from "@talkide/service-kit";
 import {
   chooseSession,
   engineDb,
@@ -14,7 +12,6 @@ import {
   sessionById,
 } from "@talkide/turn-engine";
 import { sql } from "kysely";
-import type { Migration } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   makeDelivery,
@@ -24,7 +21,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from "../../test-support/harness.ts";
-import { CORE_MIGRATIONS } from "../core-migrations.ts";
+import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
 
 /**
  * Migration 0009 on the rows the release at dbd4985 really wrote (`../fixtures`, recorded with
@@ -73,19 +70,6 @@ function releaseTranscript(sessionId: string): string | null {
 }
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
-async function daemonMigrationsBefore(before: string): Promise<Record<string, Migration>> {
-  const dir = fileURLToPath(CORE_MIGRATIONS.folder);
-  const files = (await readdir(dir))
-    .filter((file) => /^\d{4}-.*\.ts$/.test(file) && !file.endsWith(".test.ts") && file < before)
-    .sort();
-  const migrations: Record<string, Migration> = {};
-  for (const file of files) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as Migration;
-    migrations[`daemon/${file.replace(/\.ts$/, "")}`] = module;
-  }
-  return migrations;
-}
-
 describe("migration 0009 on the rows the release at dbd4985 wrote", () => {
   let dir: string;
   let td: TestDaemon | undefined;
@@ -105,10 +89,7 @@ describe("migration 0009 on the rows the release at dbd4985 wrote", () => {
     await seedPgliteDataDir(dataDir);
     const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
     try {
-      const ran = await migrateToLatest(old.db, [
-        { migrations: await daemonMigrationsBefore("0009") },
-        GATEWAY_MIGRATIONS,
-      ]);
+      const ran = await migrateDaemonBefore(old.db, "0009");
       expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
       const insert = async (table: string) => {
         const rows = (RELEASE.tables[table] ?? []).map((row) =>

@@ -1,9 +1,7 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { STANDING_PROMPT_VERSION } from "@talkide/prompts";
-import { migrateToLatest, openDatabase } from "@talkide/service-kit";
+import { openDatabase } from "@talkide/service-kit";
 import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import {
   chooseSession,
@@ -15,7 +13,6 @@ import {
   sessionById,
 } from "@talkide/turn-engine";
 import { sql } from "kysely";
-import type { Migration } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversationScope } from "../../sessions/agent-sessions.ts";
 import {
@@ -26,7 +23,7 @@ import {
   startTestDaemon,
   type TestDaemon,
 } from "../../test-support/harness.ts";
-import { CORE_MIGRATIONS } from "../core-migrations.ts";
+import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
 
 // A database as today's release leaves it (daemon/0008 and the gateway's), with the rows it
 // writes: migrated by a daemon of this release, its sessions and transcripts are the engine's.
@@ -40,20 +37,6 @@ const TURN_1 = "9f4b5a6c-adbe-4fc0-b132-4d5e6f708192";
 const TURN_2 = "9f4b5a6c-adbe-4fc0-b132-4d5e6f708193";
 const HEADER = `{"type":"summary","text":"ü"}\n`;
 const PARTS = [`{"type":"user","n":1}\n`, `{"type":"assistant","n":2}\n`];
-
-/** The daemon's migrations up to `before` (their names as the release recorded them). */
-async function daemonMigrationsBefore(before: string): Promise<Record<string, Migration>> {
-  const dir = fileURLToPath(CORE_MIGRATIONS.folder);
-  const files = (await readdir(dir))
-    .filter((file) => /^\d{4}-.*\.ts$/.test(file) && !file.endsWith(".test.ts") && file < before)
-    .sort();
-  const migrations: Record<string, Migration> = {};
-  for (const file of files) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as Migration;
-    migrations[`daemon/${file.replace(/\.ts$/, "")}`] = module;
-  }
-  return migrations;
-}
 
 describe.each([
   { backend: pgliteBackend() },
@@ -75,10 +58,7 @@ describe.each([
       if (databaseUrl === null) await seedPgliteDataDir(dataDir);
       const old = await openDatabase<unknown>({ databaseUrl, dataDir });
       try {
-        await migrateToLatest(old.db, [
-          { migrations: await daemonMigrationsBefore("0009") },
-          GATEWAY_MIGRATIONS,
-        ]);
+        await migrateDaemonBefore(old.db, "0009");
         const db = old.db;
         await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
       VALUES ('ava', 'claude-code', ${workspace}, '{}', '2026-05-01T10:00:00Z')`.execute(db);
