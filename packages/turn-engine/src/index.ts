@@ -27,7 +27,24 @@ export {
   type UsageColumns,
 } from "./usage-columns.ts";
 export { ENGINE_MIGRATIONS } from "./store/migrations.ts";
-export type { EngineTables } from "./store/tables.ts";
+export type { EngineTables, RunOutcome } from "./store/tables.ts";
+export { sessionTotalAfter } from "./store/totals.ts";
+export {
+  deleteRunsOf,
+  finishRun,
+  processMarkersOf,
+  recordRunProcess,
+  runsOf,
+  startRun,
+  type RunEnd,
+  type RunEnded,
+  type RunFigures,
+  type RunProcess,
+  type RunRow,
+  type RunStart,
+  type RunSuccess,
+  type RunTotals,
+} from "./store/run-store.ts";
 export {
   chargeSession,
   deleteSessionsOf,
@@ -43,7 +60,6 @@ export {
   repinSession,
   sessionById,
   sessionPoints,
-  sessionTotalAfter,
   startSession,
   transcriptParts,
   type EngineDb,

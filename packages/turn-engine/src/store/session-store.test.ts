@@ -24,10 +24,10 @@ import {
   recordSuccess,
   repinSession,
   sessionPoints,
-  sessionTotalAfter,
   startSession,
   type EngineDb,
 } from "./session-store.ts";
+import { sessionTotalAfter } from "./totals.ts";
 
 const RT1 = "11111111-1111-4111-8111-111111111111";
 const RT2 = "22222222-2222-4222-8222-222222222222";

@@ -13,7 +13,14 @@ import {
   type TurnTranscript,
 } from "@talkide/claude-cli";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
+import {
+  runSuccessResult,
+  runSuccessStep,
+  type RunSuccess,
+  type RunTotals,
+} from "./run-store.ts";
 import type { EngineSessionsTable, EngineTables } from "./tables.ts";
+import { totalAfter } from "./totals.ts";
 
 export type EngineDb = Kysely<EngineTables>;
 
@@ -209,26 +216,6 @@ export async function sessionPoints(
   );
 }
 
-/**
- * The session's total after a turn that cost `costUsd` (null: the turn reported no cost), as
- * an expression a host's statement may use (the turn's own running total).
- */
-export function sessionTotalAfter(
-  sessionId: string,
-  costUsd: number | null,
-): RawBuilder<number | null> {
-  return sql<number | null>`(SELECT ${totalAfter(sql.ref("s.cumulative_cost_usd"), costUsd)}
-    FROM engine_sessions s WHERE s.id = ${sessionId})`;
-}
-
-function totalAfter(total: RawBuilder<unknown>, costUsd: number | null) {
-  return costUsd === null
-    ? sql<number | null>`${total}`
-    : sql<
-        number | null
-      >`round((coalesce(${total}, 0) + ${costUsd}::double precision)::numeric, 10)::double precision`;
-}
-
 /** Charges a turn that did not succeed to its session; returns the session's total after it. */
 export async function chargeSession(
   db: EngineDb,
@@ -256,6 +243,8 @@ export interface SessionSuccess {
   readonly costUsd: number | null;
   /** The CLI's transcript after the turn (null: none was found; the stored one stays). */
   readonly transcript: TurnTranscript | null;
+  /** The turn's run, ended as succeeded in the same statement (see run-store.ts). */
+  readonly run?: RunSuccess | undefined;
 }
 
 /** The host's own part of a success statement. */
@@ -275,6 +264,8 @@ export interface SuccessRecorded {
   readonly total: number | null;
   /** The value of the host's `result` (null without one). */
   readonly host: unknown;
+  /** The session's totals as the run's row holds them (null without `run`, or no running run). */
+  readonly run: RunTotals | null;
 }
 
 /**
@@ -316,7 +307,11 @@ function successSteps(
              turn_count = turn_count + 1, updated_at = clock_timestamp()
        WHERE id = ${success.sessionId} ${when}
       RETURNING cumulative_cost_usd)`;
-  return alongside === undefined ? advanced : sql`${advanced}, ${alongside.steps(when)}`;
+  const run =
+    success.run === undefined
+      ? advanced
+      : sql`${advanced}, ${runSuccessStep(success.turnId, success.sessionId, success.point.id, success.run, when)}`;
+  return alongside === undefined ? run : sql`${run}, ${alongside.steps(when)}`;
 }
 
 /** The whole statement: the transcript (when there is one) replaces the stored one and its parts. */
@@ -326,7 +321,7 @@ async function recordWhole(
   alongside: HostSteps | undefined,
 ): Promise<SuccessRecorded> {
   const content = success.transcript?.whole().content ?? null;
-  const { rows } = await sql<{ total: number | null; host: unknown }>`
+  const { rows } = await sql<{ total: number | null; host: unknown; run: unknown }>`
     WITH ${successSteps(success, sql``, alongside)},
     stored_transcript AS (
       INSERT INTO engine_transcripts (session_id, claude_session_id, project_dir, turn_id)
@@ -349,8 +344,8 @@ async function recordWhole(
              ${content}::text, ${success.turnId}
         FROM stored_transcript)
     SELECT (SELECT cumulative_cost_usd FROM advanced_session) AS total,
-           ${hostResult(alongside)} AS host`.execute(db);
-  return { total: rows[0]?.total ?? null, host: rows[0]?.host ?? null };
+           ${hostResult(alongside)} AS host, ${runResult(success)} AS run`.execute(db);
+  return recorded(rows[0]);
 }
 
 /**
@@ -364,7 +359,12 @@ async function recordAppended(
   append: { readonly afterTurnId: string; readonly delta: string },
   alongside: HostSteps | undefined,
 ): Promise<SuccessRecorded | null> {
-  const { rows } = await sql<{ appended: boolean; total: number | null; host: unknown }>`
+  const { rows } = await sql<{
+    appended: boolean;
+    total: number | null;
+    host: unknown;
+    run: unknown;
+  }>`
     WITH previous AS (
       SELECT session_id FROM engine_transcripts
        WHERE session_id = ${success.sessionId} AND turn_id = ${append.afterTurnId}
@@ -388,13 +388,39 @@ async function recordAppended(
       RETURNING session_id)
     SELECT EXISTS (SELECT 1 FROM previous) AS appended,
            (SELECT cumulative_cost_usd FROM advanced_session) AS total,
-           ${hostResult(alongside)} AS host`.execute(db);
+           ${hostResult(alongside)} AS host, ${runResult(success)} AS run`.execute(db);
   const row = rows[0];
-  return row?.appended === true ? { total: row.total, host: row.host ?? null } : null;
+  return row?.appended === true ? recorded(row) : null;
 }
 
 function hostResult(alongside: HostSteps | undefined): RawBuilder<unknown> {
   return alongside?.result ?? sql`NULL`;
+}
+
+function runResult(success: SessionSuccess): RawBuilder<unknown> {
+  return success.run === undefined ? sql`NULL::jsonb` : runSuccessResult;
+}
+
+/** The statement's row as its result; a driver may hand jsonb back as text, bigint as a string. */
+function recorded(
+  row: { total: number | null; host: unknown; run: unknown } | undefined,
+): SuccessRecorded {
+  const run = typeof row?.run === "string" ? (JSON.parse(row.run) as unknown) : row?.run;
+  const totals = (run ?? null) as Record<keyof RunTotals, string | number | null> | null;
+  const number = (value: string | number | null | undefined) =>
+    value === null || value === undefined ? null : Number(value);
+  return {
+    total: row?.total ?? null,
+    host: row?.host ?? null,
+    run:
+      totals === null
+        ? null
+        : {
+            sessionInputTokens: number(totals.sessionInputTokens),
+            sessionCacheReadTokens: number(totals.sessionCacheReadTokens),
+            cumulativeCostUsd: number(totals.cumulativeCostUsd),
+          },
+  };
 }
 
 /** The stored transcript of a session, whole (its parts joined); null when none is stored. */

@@ -1,0 +1,318 @@
+import { wholeTurnTranscript } from "@talkide/claude-cli";
+import { migrateToLatest, openDatabase } from "@talkide/service-kit";
+import {
+  makeTempDir,
+  pgliteBackend,
+  postgresBackend,
+  removeDir,
+} from "@talkide/service-kit/testing";
+import { fc } from "@fast-check/vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ENGINE_MIGRATIONS } from "./migrations.ts";
+import {
+  deleteRunsOf,
+  finishRun,
+  processMarkersOf,
+  recordRunProcess,
+  runsOf,
+  startRun,
+  type RunFigures,
+} from "./run-store.ts";
+import {
+  deleteSessionsOf,
+  engineDb,
+  recordSuccess,
+  sessionById,
+  startSession,
+  type EngineDb,
+} from "./session-store.ts";
+
+const RT1 = "11111111-1111-4111-8111-111111111111";
+const scope = { scope: "agent:a/conversation:c", owner: "agent:a", conversation: "c" };
+
+const figures = (costUsd: number | null, input = 10, read = 90): RunFigures => ({
+  costUsd,
+  usage: {
+    inputTokens: input,
+    cacheCreationInputTokens: 5,
+    cacheReadInputTokens: read,
+    outputTokens: 7,
+  },
+  source: "gateway",
+  requests: 2,
+  cacheWrite5mTokens: 5,
+  cacheWrite1hTokens: 0,
+  cacheMiss: { reason: "first_request", position: null, gapMs: null, ttlMs: null },
+  cacheMissPhrase: "the conversation's first request",
+});
+
+describe.each([
+  { backend: pgliteBackend() },
+  { backend: postgresBackend("The turn engine's run store suite") },
+])("the engine's runs on $backend.name", ({ backend }) => {
+  const opened: { database: Awaited<ReturnType<typeof openDatabase>>; dir: string }[] = [];
+  beforeAll(async () => {
+    if (backend.available) await backend.setup();
+  });
+  afterEach(async () => {
+    for (const { database, dir } of opened.splice(0)) {
+      await database.close();
+      await removeDir(dir);
+    }
+  });
+  afterAll(async () => {
+    if (backend.available) await backend.teardown();
+  });
+
+  async function fresh(): Promise<EngineDb> {
+    const dir = await makeTempDir("talkide-engine-runs-");
+    const database = await openDatabase<unknown>({
+      databaseUrl: await backend.newDatabase(),
+      dataDir: dir,
+    });
+    opened.push({ database, dir });
+    await migrateToLatest(database.db, [ENGINE_MIGRATIONS]);
+    return engineDb(database.db);
+  }
+
+  const run = async (db: EngineDb, turnId: string) => {
+    const row = (await runsOf(db, [turnId])).get(turnId);
+    if (row === undefined) throw new Error(`no run ${turnId}`);
+    return row;
+  };
+
+  it.skipIf(!backend.available)(
+    "records a run's start and process; a second attempt of the turn starts again in its row",
+    async () => {
+      const db = await fresh();
+      const first = await startSession(db, scope, "v1");
+      await startRun(db, {
+        turnId: "t1",
+        owner: scope.owner,
+        sessionId: first.id,
+        resumedFrom: RT1,
+        claudeVersion: "2.1.337",
+      });
+      await recordRunProcess(db, "t1", { kind: "cold", coldReason: "no_process", marker: "t1" });
+      const started = await run(db, "t1");
+      expect(started).toMatchObject({
+        outcome: "running",
+        session_id: first.id,
+        resumed: true,
+        resumed_claude_session_id: RT1,
+        claude_version: "2.1.337",
+        process: "cold",
+        cold_reason: "no_process",
+        process_marker: "t1",
+        finished_at: null,
+      });
+      const second = await startSession(db, { ...scope, scope: "other" }, "v1");
+      await startRun(db, {
+        turnId: "t1",
+        owner: scope.owner,
+        sessionId: second.id,
+        resumedFrom: null,
+        process: { kind: "warm", coldReason: null, marker: "t0" },
+      });
+      const again = await run(db, "t1");
+      expect(again).toMatchObject({
+        session_id: second.id,
+        resumed: false,
+        resumed_claude_session_id: null,
+        process: "warm",
+        process_marker: "t0",
+      });
+      expect(String(again.started_at)).toBe(String(started.started_at));
+      expect(await processMarkersOf(db, ["t1", "t9"])).toEqual(["t1", "t9", "t0"]);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "ends a failed run once, charging its session; a run that never started is recorded",
+    async () => {
+      const db = await fresh();
+      const session = await startSession(db, scope, "v1");
+      await startRun(db, { turnId: "t1", owner: "agent:a", sessionId: session.id, resumedFrom: null });
+      const failed = await finishRun(db, {
+        turnId: "t1",
+        owner: "agent:a",
+        outcome: "failed",
+        failure: { code: "claude_failed", message: "Claude Code failed." },
+        sessionId: session.id,
+        claudeSessionId: RT1,
+        exitCode: 1,
+        figures: figures(0.5),
+        usageLimit: { limit: "user_daily" },
+      });
+      expect(failed).toEqual({ ended: true, cumulativeCostUsd: 0.5 });
+      expect(await run(db, "t1")).toMatchObject({
+        outcome: "failed",
+        failure_code: "claude_failed",
+        claude_session_id: RT1,
+        exit_code: 1,
+        cost_usd: 0.5,
+        cumulative_cost_usd: 0.5,
+        cache_miss: { reason: "first_request" },
+        cache_miss_phrase: "the conversation's first request",
+        usage_limit: { limit: "user_daily" },
+      });
+      // Ended already (recovery marked it, say): nothing changes, nothing is charged twice.
+      const again = await finishRun(db, {
+        turnId: "t1",
+        owner: "agent:a",
+        outcome: "interrupted",
+        failure: { code: "owner_restarted", message: "x" },
+        sessionId: session.id,
+        figures: figures(0.5),
+      });
+      expect(again).toEqual({ ended: false, cumulativeCostUsd: null });
+      expect((await run(db, "t1")).outcome).toBe("failed");
+      expect((await sessionById(db, session.id))?.cumulative_cost_usd).toBe(0.5);
+
+      const never = await finishRun(db, {
+        turnId: "t2",
+        owner: "agent:a",
+        outcome: "failed",
+        failure: { code: "context_failed", message: "No context." },
+        figures: null,
+      });
+      expect(never).toEqual({ ended: true, cumulativeCostUsd: null });
+      expect(await run(db, "t2")).toMatchObject({
+        outcome: "failed",
+        session_id: null,
+        process: null,
+        cost_usd: null,
+      });
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "ends a successful run in the success statement, with the session's totals so far",
+    async () => {
+      const db = await fresh();
+      const session = await startSession(db, scope, "v1");
+      const succeed = async (turnId: string, costUsd: number, input: number, read: number) => {
+        await startRun(db, { turnId, owner: "agent:a", sessionId: session.id, resumedFrom: null });
+        return recordSuccess(
+          db,
+          {},
+          {
+            sessionId: session.id,
+            turnId,
+            point: { id: RT1, at: turnId },
+            costUsd,
+            transcript: wholeTurnTranscript({ sessionId: RT1, projectDir: "-ws", content: `${turnId}\n` }),
+            run: { figures: figures(costUsd, input, read), cliFallback: null, exitCode: 0 },
+          },
+        );
+      };
+      const one = await succeed("t1", 0.25, 10, 0);
+      expect(one.run).toEqual({
+        sessionInputTokens: 15,
+        sessionCacheReadTokens: 0,
+        cumulativeCostUsd: 0.25,
+      });
+      const two = await succeed("t2", 0.5, 3, 20);
+      expect(two.run).toEqual({
+        sessionInputTokens: 15 + 28,
+        sessionCacheReadTokens: 20,
+        cumulativeCostUsd: 0.75,
+      });
+      expect(await run(db, "t2")).toMatchObject({
+        outcome: "succeeded",
+        claude_session_id: RT1,
+        exit_code: 0,
+        cost_usd: 0.5,
+        input_tokens: 3,
+        cache_read_input_tokens: 20,
+        usage_source: "gateway",
+        requests: 2,
+      });
+      // A success without a running run of that turn records the session and nothing else.
+      const without = await recordSuccess(
+        db,
+        {},
+        {
+          sessionId: session.id,
+          turnId: "t3",
+          point: { id: RT1, at: "t3" },
+          costUsd: 0.25,
+          transcript: null,
+          run: { figures: figures(0.25), cliFallback: null },
+        },
+      );
+      expect(without).toMatchObject({ total: 1, run: null });
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "deletes runs with their owner, and with their session",
+    async () => {
+      const db = await fresh();
+      const session = await startSession(db, scope, "v1");
+      await startRun(db, { turnId: "t1", owner: "agent:a", sessionId: session.id, resumedFrom: null });
+      await finishRun(db, { turnId: "t2", owner: "agent:a", outcome: "stopped", failure: null, figures: null });
+      await finishRun(db, { turnId: "t3", owner: "agent:b", outcome: "stopped", failure: null, figures: null });
+      await deleteSessionsOf(db, "agent:a");
+      expect([...(await runsOf(db, ["t1", "t2", "t3"])).keys()].sort()).toEqual(["t2", "t3"]);
+      await deleteRunsOf(db, "agent:a");
+      expect([...(await runsOf(db, ["t1", "t2", "t3"])).keys()]).toEqual(["t3"]);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "a session's cost is the sum of its runs' costs, each run holding the total after it",
+    async () => {
+      const db = await fresh();
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              succeeded: fc.boolean(),
+              cents: fc.integer({ min: 0, max: 500 }),
+            }),
+            { minLength: 1, maxLength: 6 },
+          ),
+          async (runs) => {
+            n += 1;
+            const session = await startSession(db, { scope: `s${n}`, owner: `o${n}` }, "v1");
+            let total = 0;
+            for (const [i, step] of runs.entries()) {
+              const turnId = `p${n}-${i}`;
+              const costUsd = step.cents / 100;
+              await startRun(db, { turnId, owner: `o${n}`, sessionId: session.id, resumedFrom: null });
+              if (step.succeeded) {
+                await recordSuccess(
+                  db,
+                  {},
+                  {
+                    sessionId: session.id,
+                    turnId,
+                    point: { id: RT1, at: turnId },
+                    costUsd,
+                    transcript: null,
+                    run: { figures: figures(costUsd), cliFallback: null },
+                  },
+                );
+              } else {
+                await finishRun(db, {
+                  turnId,
+                  owner: `o${n}`,
+                  outcome: "failed",
+                  failure: { code: "claude_failed", message: "failed" },
+                  sessionId: session.id,
+                  figures: figures(costUsd),
+                });
+              }
+              total = Math.round((total + costUsd) * 1e10) / 1e10;
+              expect((await run(db, turnId)).cumulative_cost_usd).toBeCloseTo(total, 10);
+            }
+            expect((await sessionById(db, session.id))?.cumulative_cost_usd).toBeCloseTo(total, 10);
+          },
+        ),
+        { numRuns: 15 },
+      );
+    },
+  );
+});
