@@ -3,14 +3,19 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { GATEWAY_MIGRATIONS } from "@talkide/gateway";
 import { migrateToLatest } from "@talkide/service-kit";
+import { ENGINE_MIGRATIONS } from "@talkide/turn-engine";
 import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
 import { CORE_MIGRATIONS } from "../db/core-migrations.ts";
 
+/** The daemon's first migration that moves rows into the engine's tables. */
+const FIRST_ON_ENGINE = "0009";
+
 /**
  * The schema an earlier release left: the daemon's own migrations named before `first` (under
- * the names that release recorded, `daemon/…`) and the gateway's, without the engine's folder,
- * so a migration test can write that release's rows and then start this release on them.
+ * the names that release recorded, `daemon/…`) and the gateway's, so a migration test can write
+ * that release's rows and then start this release on them. The engine's folder runs first when
+ * one of them needs it (0009 on: the sessions moved there); a release before it had none.
  * Returns the names that ran.
  */
 export async function migrateDaemonBefore<DB>(
@@ -26,5 +31,10 @@ export async function migrateDaemonBefore<DB>(
     const module = (await import(pathToFileURL(join(dir, file)).href)) as Migration;
     migrations[`daemon/${file.replace(/\.ts$/, "")}`] = module;
   }
-  return migrateToLatest(db, [{ migrations }, GATEWAY_MIGRATIONS]);
+  const withEngine = files.some((file) => file >= FIRST_ON_ENGINE);
+  return migrateToLatest(db, [
+    ...(withEngine ? [ENGINE_MIGRATIONS] : []),
+    { migrations },
+    GATEWAY_MIGRATIONS,
+  ]);
 }
