@@ -4,10 +4,12 @@
  * engine's success statement (`recordSuccess` with `run`, in session-store.ts).
  */
 import { allInputTokens, type TokenUsage } from "@talkide/claude-cli";
-import { sql, type RawBuilder, type Selectable } from "kysely";
-import type { EngineDb } from "./session-store.ts";
+import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { sessionTotalAfter, totalAfter } from "./totals.ts";
-import type { EngineRunsTable } from "./tables.ts";
+import type { EngineRunsTable, EngineTables } from "./tables.ts";
+
+/** The host's database as the engine's (`engineDb` of session-store.ts, which imports this one). */
+type EngineDb = Kysely<EngineTables>;
 
 export type RunRow = Selectable<EngineRunsTable>;
 
