@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { createLogger, openDatabase } from "@talkide/service-kit";
+import { createLogger } from "@talkide/service-kit";
 import {
   chooseSession,
   engineDb,
@@ -11,15 +9,8 @@ import {
   sessionById,
 } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  makeDelivery,
-  makeTempDir,
-  removeDir,
-  seedPgliteDataDir,
-  startTestDaemon,
-  type TestDaemon,
-} from "../../test-support/harness.ts";
-import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
+import { makeDelivery, removeDir, type TestDaemon } from "../../test-support/harness.ts";
+import { startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
 import { insertReleaseRows, RELEASE, releaseRows } from "../../test-support/release-rows.ts";
 
 // Migration 0009 on the rows the release at dbd4985 really wrote (`release-rows.ts`): a daemon
@@ -62,25 +53,14 @@ describe("migration 0009 on the rows the release at dbd4985 wrote", () => {
   if (open?.runtime_session_id == null) throw new Error("the fixture changed");
 
   beforeAll(async () => {
-    dir = await makeTempDir();
-    const dataDir = join(dir, "data");
-    // The agent's workspace was a temporary folder of the recording run: it lives here now.
-    const workspace = join(dir, "ws");
-    await mkdir(workspace, { recursive: true });
-    await seedPgliteDataDir(dataDir);
-    const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
-    try {
-      const ran = await migrateDaemonBefore(old.db, "0009");
-      expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
-      await insertReleaseRows(old.db, workspace);
-    } finally {
-      await old.close();
-    }
-    td = await startTestDaemon({
-      dataDir,
-      config: { databaseUrl: null },
+    ({ td, dir } = await startOnEarlierSchema({
+      first: "0009",
+      write: async (db, { workspace, ran }) => {
+        expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
+        await insertReleaseRows(db, workspace);
+      },
       logger: createLogger("t", "error"),
-    });
+    }));
   });
 
   afterAll(async () => {

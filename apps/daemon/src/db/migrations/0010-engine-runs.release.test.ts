@@ -1,20 +1,11 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { allInputTokens } from "@talkide/claude-cli";
-import { createLogger, openDatabase } from "@talkide/service-kit";
+import { createLogger } from "@talkide/service-kit";
 import { chooseSession, engineDb, pinnedTo, runsOf, sessionById } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnView, type TurnView } from "../../http/views.ts";
 import type { TurnRecord } from "../../store/turns.ts";
-import {
-  makeDelivery,
-  makeTempDir,
-  removeDir,
-  seedPgliteDataDir,
-  startTestDaemon,
-  type TestDaemon,
-} from "../../test-support/harness.ts";
-import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
+import { makeDelivery, removeDir, type TestDaemon } from "../../test-support/harness.ts";
+import { migrateDaemonBefore, startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
 import { insertReleaseRows, releaseRows } from "../../test-support/release-rows.ts";
 import { expectRunsHoldTheirTurns, turnsAsListed } from "../../test-support/migrated-turns.ts";
 
@@ -45,31 +36,21 @@ describe("migration 0010 on the rows the release at dbd4985 wrote", () => {
   let listed: readonly TurnView[] = [];
 
   beforeAll(async () => {
-    dir = await makeTempDir();
-    const dataDir = join(dir, "data");
-    const workspace = join(dir, "ws");
-    await mkdir(workspace, { recursive: true });
-    await seedPgliteDataDir(dataDir);
-    const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
-    try {
-      await migrateDaemonBefore(old.db, "0009");
-      await insertReleaseRows(old.db, workspace);
-      expect(await migrateDaemonBefore(old.db, "0010")).toEqual([
-        "engine/0001-sessions",
-        "engine/0002-runs",
-        "daemon/0009-engine-sessions",
-      ]);
-      before = await turnsAsListed(old.db);
-      // What GET /v1/turns answered at 0009: its rows, through the same view.
-      listed = before.map((row) => turnView(row as unknown as TurnRecord));
-    } finally {
-      await old.close();
-    }
-    td = await startTestDaemon({
-      dataDir,
-      config: { databaseUrl: null },
+    ({ td, dir } = await startOnEarlierSchema({
+      first: "0009",
+      write: async (db, { workspace }) => {
+        await insertReleaseRows(db, workspace);
+        expect(await migrateDaemonBefore(db, "0010")).toEqual([
+          "engine/0001-sessions",
+          "engine/0002-runs",
+          "daemon/0009-engine-sessions",
+        ]);
+        before = await turnsAsListed(db);
+        // What GET /v1/turns answered at 0009: its rows, through the same view.
+        listed = before.map((row) => turnView(row as unknown as TurnRecord));
+      },
       logger: createLogger("t", "error"),
-    });
+    }));
   });
 
   afterAll(async () => {

@@ -1,7 +1,4 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { STANDING_PROMPT_VERSION } from "@talkide/prompts";
-import { openDatabase } from "@talkide/service-kit";
 import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import { engineDb, runsOf, startSession } from "@talkide/turn-engine";
 import { sql } from "kysely";
@@ -10,14 +7,8 @@ import { turnView, type TurnView } from "../../http/views.ts";
 import { conversationScope } from "../../sessions/agent-sessions.ts";
 import { abandonDelivery } from "../../store/deliveries.ts";
 import type { TurnRecord } from "../../store/turns.ts";
-import {
-  makeTempDir,
-  removeDir,
-  seedPgliteDataDir,
-  startTestDaemon,
-  type TestDaemon,
-} from "../../test-support/harness.ts";
-import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
+import { removeDir, type TestDaemon } from "../../test-support/harness.ts";
+import { startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
 import { expectRunsHoldTheirTurns, turnsAsListed } from "../../test-support/migrated-turns.ts";
 
 // A database as daemon/0009 leaves it, with turns of every state the daemon writes (and one of
@@ -58,22 +49,26 @@ describe.each([
   beforeAll(async () => {
     if (!backend.available) return;
     await backend.setup();
-    dir = await makeTempDir();
-    const dataDir = join(dir, "data");
-    const workspace = join(dir, "ws");
-    await mkdir(workspace, { recursive: true });
-    const databaseUrl = await backend.newDatabase();
-    if (databaseUrl === null) await seedPgliteDataDir(dataDir);
-    const old = await openDatabase<unknown>({ databaseUrl, dataDir });
-    try {
-      await migrateDaemonBefore(old.db, "0010");
-      const db = old.db;
-      await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
+    ({ td, dir } = await startOnEarlierSchema({
+      first: "0010",
+      databaseUrl: await backend.newDatabase(),
+      write: async (db, { workspace }) => {
+        await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
         VALUES ('ava', 'claude-code', ${workspace}, '{}', '2026-05-01T10:00:00Z')`.execute(db);
-      const sessions = engineDb(db);
-      await startSession(sessions, conversationScope("ava", "c-1"), STANDING_PROMPT_VERSION, LIVE);
-      await startSession(sessions, conversationScope("ava", "c-2"), STANDING_PROMPT_VERSION, OTHER);
-      await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
+        const sessions = engineDb(db);
+        await startSession(
+          sessions,
+          conversationScope("ava", "c-1"),
+          STANDING_PROMPT_VERSION,
+          LIVE,
+        );
+        await startSession(
+          sessions,
+          conversationScope("ava", "c-2"),
+          STANDING_PROMPT_VERSION,
+          OTHER,
+        );
+        await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
           state, failure_reason, failure_message, attempts, started_at, finished_at)
         VALUES
           (${D_OLD}, 'ava', 'm-1', 'c-1', 'mention', '{}', 'completed', NULL, NULL, 1, now(), now()),
@@ -81,18 +76,18 @@ describe.each([
           (${D_FAILED}, 'ava', 'm-3', 'c-1', 'dm', '{}', 'failed', 'usage_limit_reached',
            ${LIMIT.message}, 2, now(), now()),
           (${D_RUNNING}, 'ava', 'm-4', 'c-2', 'dm', '{}', 'running', NULL, NULL, 1, now(), NULL)`.execute(
-        db,
-      );
-      // A turn of 0.2.x: no process, no figures.
-      await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+          db,
+        );
+        // A turn of 0.2.x: no process, no figures.
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
           state, resumed, runtime_session_id, cost_usd, cumulative_cost_usd, exit_code, events,
           started_at, finished_at)
         VALUES (${T_OLD}, ${D_OLD}, ${LIVE}, 'ava', 'c-1', 1, 'completed', false, ${RUNTIME}, 0.2,
           0.2, 0, '[{"type":"result"}]', '2026-05-01T10:00:00Z', '2026-05-01T10:00:05Z')`.execute(
-        db,
-      );
-      // A success with every figure the gateway measures, and the CLI's fallback.
-      await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+          db,
+        );
+        // A success with every figure the gateway measures, and the CLI's fallback.
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
           state, resumed, resumed_runtime_session_id, runtime_session_id, exit_code, cost_usd,
           cumulative_cost_usd, claude_version, process, cold_reason, process_marker, input_tokens,
           cache_creation_input_tokens, cache_read_input_tokens, output_tokens,
@@ -104,16 +99,16 @@ describe.each([
           10, 38425, 19119, 'tool_search_off', 'gateway', 2, 87, 100,
           '{"reason":"prefix_kept","position":null,"gapMs":150,"ttlMs":3600000}', NULL, '[]',
           '2026-05-01T11:00:00Z', '2026-05-01T11:00:02Z')`.execute(db);
-      // The daemon stopped renewing its lease during the first attempt …
-      await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+        // The daemon stopped renewing its lease during the first attempt …
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
           state, resumed, resumed_runtime_session_id, claude_version, process, cold_reason,
           process_marker, failure_reason, failure_message, events, started_at, finished_at)
         VALUES (${T_INTERRUPTED}, ${D_FAILED}, ${LIVE}, 'ava', 'c-1', 1, 'interrupted', true,
           ${RUNTIME}, '2.1.337', 'cold', 'new_session', ${T_INTERRUPTED},
           'instance_lease_expired', 'the daemon running this turn stopped renewing its lease',
           '[]', '2026-05-01T12:00:00Z', '2026-05-01T12:01:00Z')`.execute(db);
-      // … and the second was refused over a limit, what it used charged all the same.
-      await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+        // … and the second was refused over a limit, what it used charged all the same.
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
           state, resumed, resumed_runtime_session_id, runtime_session_id, failure_reason,
           failure_message, exit_code, cost_usd, cumulative_cost_usd, claude_version, process,
           cold_reason, process_marker, input_tokens, cache_creation_input_tokens,
@@ -125,21 +120,19 @@ describe.each([
           'cold', 'previous_turn_failed', ${T_LIMIT}, 1, 0, 19306, 2, 'gateway', 1, 0, 0,
           '{"reason":"prefix_kept","position":null,"gapMs":60000,"ttlMs":3600000}', NULL,
           ${JSON.stringify(LIMIT)}, '[]', '2026-05-01T12:02:00Z', '2026-05-01T12:02:01Z')`.execute(
-        db,
-      );
-      // Running when its daemon was stopped for the upgrade.
-      await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+          db,
+        );
+        // Running when its daemon was stopped for the upgrade.
+        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
           state, resumed, claude_version, process, cold_reason, process_marker, events,
           started_at)
         VALUES (${T_RUNNING}, ${D_RUNNING}, ${OTHER}, 'ava', 'c-2', 1, 'running', false,
           '2.1.337', 'warm', NULL, ${T_DONE}, '[]', '2026-05-01T13:00:00Z')`.execute(db);
-      before = await turnsAsListed(db);
-      // What GET /v1/turns answered at 0009: its rows, through the same view.
-      listed = before.map((row) => turnView(row as unknown as TurnRecord));
-    } finally {
-      await old.close();
-    }
-    td = await startTestDaemon({ dataDir, config: { databaseUrl } });
+        before = await turnsAsListed(db);
+        // What GET /v1/turns answered at 0009: its rows, through the same view.
+        listed = before.map((row) => turnView(row as unknown as TurnRecord));
+      },
+    }));
   });
 
   afterAll(async () => {
