@@ -77,8 +77,8 @@ export interface DeliveriesTable {
 
 /**
  * A turn of a delivery: the daemon's own part of it. What its run did and cost (its session,
- * process, failure, tokens and cost) is the turn engine's (`engine_runs`, by the turn's id;
- * migration 0010): `store/turns.ts` reads both.
+ * process, failure, tokens and cost) is the turn engine's run, by the turn's id (migration
+ * 0010): `store/turns.ts` reads both.
  */
 export interface TurnsTable {
   id: string;

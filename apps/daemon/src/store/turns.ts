@@ -17,7 +17,7 @@ import { agentOwner } from "../sessions/agent-sessions.ts";
 
 /**
  * A delivery's turns: the daemon's rows (`turns`: delivery, agent, conversation, attempt,
- * state, events) and the engine's runs beside them (`engine_runs`, by the turn's id: session,
+ * state, events) and the engine's runs beside them (its run store, by the turn's id: session,
  * process, failure, tokens and cost; migration 0010). Both are written in one transaction.
  */
 
