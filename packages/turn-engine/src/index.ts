@@ -36,6 +36,7 @@ export {
   recordRunProcess,
   runsOf,
   startRun,
+  turnIdsOfSession,
   type RunEnd,
   type RunEnded,
   type RunFigures,

@@ -1,5 +1,3 @@
-import type { CliFallback } from "@talkide/claude-cli";
-import type { LimitReached, MissExplanation } from "@talkide/gateway";
 import type { ColumnType, Generated, Kysely, Selectable } from "kysely";
 
 /**
@@ -77,61 +75,18 @@ export interface DeliveriesTable {
   finished_at: NullableTimestamp;
 }
 
+/**
+ * A turn of a delivery: the daemon's own part of it. What its run did and cost (its session,
+ * process, failure, tokens and cost) is the turn engine's run, by the turn's id (migration
+ * 0010): `store/turns.ts` reads both.
+ */
 export interface TurnsTable {
   id: string;
   delivery_id: string;
-  session_id: string;
   agent_id: string;
   conversation_id: string;
   attempt: number;
   state: Generated<TurnState>;
-  resumed: boolean;
-  /** The runtime session this turn resumed (null for a fresh session) … */
-  resumed_runtime_session_id: string | null;
-  /** … and the one it reported (from the init event). */
-  runtime_session_id: string | null;
-  failure_reason: string | null;
-  failure_message: string | null;
-  exit_code: number | null;
-  /** What the turn cost: the gateway's figure (else the CLI's, see `usage_source`). */
-  cost_usd: number | null;
-  /** Its session's `cumulative_cost_usd` with this turn (up to 0.2.x: the runtime's total). */
-  cumulative_cost_usd: number | null;
-  claude_version: string | null;
-  /** `warm` or `cold` (migration 0004); null when no process was started. */
-  process: ColumnType<"warm" | "cold" | null, "warm" | "cold" | null | undefined>;
-  /** Why a cold turn did not run in the conversation's kept process; null otherwise. */
-  cold_reason: ColumnType<string | null, string | null | undefined>;
-  /**
-   * The turn marker its processes carry (`TALKIDE_TURN_ID`; `TICLAWK_TURN_ID` up to 0.2.x): the
-   * id of the turn that started them.
-   */
-  process_marker: ColumnType<string | null, string | null | undefined>;
-  /** The turn's tokens as the runtime reported them (migration 0006); null when none. */
-  input_tokens: ColumnType<number | null, number | null | undefined>;
-  cache_creation_input_tokens: ColumnType<number | null, number | null | undefined>;
-  cache_read_input_tokens: ColumnType<number | null, number | null | undefined>;
-  output_tokens: ColumnType<number | null, number | null | undefined>;
-  /** The session's input tokens (all kinds) and cache reads so far, this turn included (bigint). */
-  session_input_tokens: ColumnType<string | number | null, number | null | undefined>;
-  session_cache_read_tokens: ColumnType<string | number | null, number | null | undefined>;
-  /** The CLI's fallback during the turn that makes the session's later requests heavier (0007). */
-  cli_fallback: ColumnType<CliFallback | null, CliFallback | null | undefined>;
-  /**
-   * Where the turn's figures come from (migration 0008): `gateway`, the provider's usage of the
-   * turn's requests; `cli`, the CLI's report (no request of the turn went through the gateway).
-   */
-  usage_source: ColumnType<UsageSource | null, UsageSource | null | undefined>;
-  /** Requests the gateway forwarded for the turn (0008). */
-  requests: ColumnType<number | null, number | null | undefined>;
-  /** The turn's cache writes by lifetime (0008); their sum is `cache_creation_input_tokens`. */
-  cache_write_5m_tokens: ColumnType<number | null, number | null | undefined>;
-  cache_write_1h_tokens: ColumnType<number | null, number | null | undefined>;
-  /** Why the turn's first request missed the prompt cache, and the daemon's words for it (0008). */
-  cache_miss: ColumnType<MissExplanation | null, string | null | undefined, string | null>;
-  cache_miss_phrase: ColumnType<string | null, string | null | undefined>;
-  /** The limit the gateway refused a request of the turn over (0008). */
-  usage_limit: ColumnType<LimitReached | null, string | null | undefined, string | null>;
   events: Json<unknown[]>;
   started_at: Generated<Date>;
   finished_at: NullableTimestamp;
@@ -149,4 +104,3 @@ export type DaemonDb = Kysely<DaemonTables>;
 
 export type AgentRow = Selectable<AgentsTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
-export type TurnRow = Selectable<TurnsTable>;

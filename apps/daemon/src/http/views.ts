@@ -1,6 +1,7 @@
-import type { AgentRow, DeliveryRow, TurnRow } from "../db/schema.ts";
+import type { AgentRow, DeliveryRow } from "../db/schema.ts";
 import { sessionCacheReuseOf, usageFromColumns, type SessionRow } from "@talkide/turn-engine";
 import { agentIdOf } from "../sessions/agent-sessions.ts";
+import type { TurnRecord } from "../store/turns.ts";
 
 /** The API's JSON shapes: camelCase, timestamps as ISO strings, no secrets. */
 
@@ -60,7 +61,7 @@ export function deliveryView(row: DeliveryRow, options: { readonly withPayload?:
   };
 }
 
-export function turnView(row: TurnRow, options: { readonly withEvents?: boolean } = {}) {
+export function turnView(row: TurnRecord, options: { readonly withEvents?: boolean } = {}) {
   return {
     id: row.id,
     deliveryId: row.delivery_id,

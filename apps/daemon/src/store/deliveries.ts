@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { engineDb, processMarkersOf } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import type { DaemonDb, DeliveryRow, DeliveryState } from "../db/schema.ts";
+import { interruptTurnsOf } from "./turns.ts";
 
 /**
  * Deliveries move through `accepted → running → completed | failed`. Every move is one
@@ -156,18 +158,7 @@ export async function abandonDelivery(
   message: string,
   maxAttempts: number,
 ): Promise<AbandonedDelivery | undefined> {
-  const turns = await db
-    .updateTable("turns")
-    .set({
-      state: "interrupted",
-      finished_at: new Date(),
-      failure_reason: reason,
-      failure_message: message,
-    })
-    .where("delivery_id", "=", id)
-    .where("state", "=", "running")
-    .returning(["id", "process_marker"])
-    .execute();
+  const turnIds = await interruptTurnsOf(db, id, { code: reason, message });
   const failed = await db
     .updateTable("deliveries")
     .set({
@@ -194,12 +185,8 @@ export async function abandonDelivery(
   const row = failed ?? requeued;
   if (row === undefined) return undefined;
   return {
-    turnIds: turns.map((t) => t.id),
-    processMarkers: [
-      ...new Set(
-        turns.flatMap((t) => (t.process_marker === null ? [t.id] : [t.id, t.process_marker])),
-      ),
-    ],
+    turnIds,
+    processMarkers: await processMarkersOf(engineDb(db), turnIds),
     outcome: failed === undefined ? "requeued" : "failed",
     agentId: row.agent_id,
     attempts: row.attempts,

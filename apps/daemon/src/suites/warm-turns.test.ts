@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheReuse } from "@talkide/claude-cli";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
-import { engineDb, listSessions, recordSuccess } from "@talkide/turn-engine";
+import { engineDb, listSessions, recordSuccess, runsOf } from "@talkide/turn-engine";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DaemonEvent } from "../events/bus.ts";
 import {
@@ -145,14 +145,11 @@ describe("warm turns in the daemon", () => {
       expect(turn?.process).toBe(kind);
     }
     // Both turns' processes are found by the id of the turn that started the process.
-    const markers = await td.daemon.db
-      .selectFrom("turns")
-      .select(["id", "process_marker"])
-      .orderBy("started_at")
-      .execute();
-    expect(markers).toEqual([
-      { id: cold.turn?.id, process_marker: cold.turn?.id },
-      { id: warm.turn?.id, process_marker: cold.turn?.id },
+    const ids = [cold.turn?.id ?? "", warm.turn?.id ?? ""];
+    const runs = await runsOf(engineDb(td.daemon.db), ids);
+    expect(ids.map((id) => [id, runs.get(id)?.process_marker])).toEqual([
+      [cold.turn?.id, cold.turn?.id],
+      [warm.turn?.id, cold.turn?.id],
     ]);
   });
 

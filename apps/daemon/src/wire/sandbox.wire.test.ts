@@ -12,7 +12,7 @@ import {
   type FakeReply,
   type RecordedRequest,
 } from "@talkide/claude-cli/testing";
-import { engineDb, listSessions, loadTranscript } from "@talkide/turn-engine";
+import { engineDb, listSessions, loadTranscript, runsOf } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonConfig } from "../config.ts";
@@ -222,6 +222,15 @@ describe.skipIf(!canRun)("the daemon's agents at the wire, in the sandbox", () =
       SELECT t::text AS text FROM turns t
       UNION ALL SELECT d::text FROM deliveries d`.execute(td.daemon.db);
     const sessions = engineDb(td.daemon.db);
+    // And each turn's run: what the engine keeps of it (its failure, its cache line, …).
+    const turns = await td.daemon.db.selectFrom("turns").select("id").execute();
+    for (const run of (
+      await runsOf(
+        sessions,
+        turns.map((t) => t.id),
+      )
+    ).values())
+      records.rows.push({ text: JSON.stringify(run) });
     for (const session of await listSessions(sessions, { limit: 1000 })) {
       records.rows.push({ text: JSON.stringify(session) });
       const transcript = await loadTranscript(sessions, session.id);

@@ -16,6 +16,7 @@ import {
   recordRunProcess,
   runsOf,
   startRun,
+  turnIdsOfSession,
   type RunFigures,
 } from "./run-store.ts";
 import {
@@ -132,7 +133,12 @@ describe.each([
     async () => {
       const db = await fresh();
       const session = await startSession(db, scope, "v1");
-      await startRun(db, { turnId: "t1", owner: "agent:a", sessionId: session.id, resumedFrom: null });
+      await startRun(db, {
+        turnId: "t1",
+        owner: "agent:a",
+        sessionId: session.id,
+        resumedFrom: null,
+      });
       const failed = await finishRun(db, {
         turnId: "t1",
         owner: "agent:a",
@@ -201,7 +207,11 @@ describe.each([
             turnId,
             point: { id: RT1, at: turnId },
             costUsd,
-            transcript: wholeTurnTranscript({ sessionId: RT1, projectDir: "-ws", content: `${turnId}\n` }),
+            transcript: wholeTurnTranscript({
+              sessionId: RT1,
+              projectDir: "-ws",
+              content: `${turnId}\n`,
+            }),
             run: { figures: figures(costUsd, input, read), cliFallback: null, exitCode: 0 },
           },
         );
@@ -250,13 +260,63 @@ describe.each([
     async () => {
       const db = await fresh();
       const session = await startSession(db, scope, "v1");
-      await startRun(db, { turnId: "t1", owner: "agent:a", sessionId: session.id, resumedFrom: null });
-      await finishRun(db, { turnId: "t2", owner: "agent:a", outcome: "stopped", failure: null, figures: null });
-      await finishRun(db, { turnId: "t3", owner: "agent:b", outcome: "stopped", failure: null, figures: null });
+      await startRun(db, {
+        turnId: "t1",
+        owner: "agent:a",
+        sessionId: session.id,
+        resumedFrom: null,
+      });
+      await finishRun(db, {
+        turnId: "t2",
+        owner: "agent:a",
+        outcome: "stopped",
+        failure: null,
+        figures: null,
+      });
+      await finishRun(db, {
+        turnId: "t3",
+        owner: "agent:b",
+        outcome: "stopped",
+        failure: null,
+        figures: null,
+      });
       await deleteSessionsOf(db, "agent:a");
       expect([...(await runsOf(db, ["t1", "t2", "t3"])).keys()].sort()).toEqual(["t2", "t3"]);
       await deleteRunsOf(db, "agent:a");
       expect([...(await runsOf(db, ["t1", "t2", "t3"])).keys()]).toEqual(["t3"]);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "lists the turns that ran in a session, oldest first, whatever they ended as",
+    async () => {
+      const db = await fresh();
+      const session = await startSession(db, scope, "v1");
+      const other = await startSession(db, { ...scope, scope: "other" }, "v1");
+      const start = (turnId: string, sessionId: string) =>
+        startRun(db, { turnId, owner: "agent:a", sessionId, resumedFrom: null });
+      await start("t2", session.id);
+      await start("t1", other.id);
+      await start("t3", session.id);
+      await finishRun(db, {
+        turnId: "t2",
+        owner: "agent:a",
+        outcome: "failed",
+        failure: { code: "claude_failed", message: "failed" },
+        sessionId: session.id,
+        figures: null,
+      });
+      // A run that failed before it had a session is in none.
+      await finishRun(db, {
+        turnId: "t4",
+        owner: "agent:a",
+        outcome: "stopped",
+        failure: null,
+        figures: null,
+      });
+      expect(await turnIdsOfSession(db, session.id)).toEqual(["t2", "t3"]);
+      expect(await turnIdsOfSession(db, other.id)).toEqual(["t1"]);
+      expect(await turnIdsOfSession(db, "no-such-session")).toEqual([]);
     },
   );
 
@@ -281,7 +341,12 @@ describe.each([
             for (const [i, step] of runs.entries()) {
               const turnId = `p${n}-${i}`;
               const costUsd = step.cents / 100;
-              await startRun(db, { turnId, owner: `o${n}`, sessionId: session.id, resumedFrom: null });
+              await startRun(db, {
+                turnId,
+                owner: `o${n}`,
+                sessionId: session.id,
+                resumedFrom: null,
+              });
               if (step.succeeded) {
                 await recordSuccess(
                   db,

@@ -4,10 +4,12 @@
  * engine's success statement (`recordSuccess` with `run`, in session-store.ts).
  */
 import { allInputTokens, type TokenUsage } from "@talkide/claude-cli";
-import { sql, type RawBuilder, type Selectable } from "kysely";
-import type { EngineDb } from "./session-store.ts";
+import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { sessionTotalAfter, totalAfter } from "./totals.ts";
-import type { EngineRunsTable } from "./tables.ts";
+import type { EngineRunsTable, EngineTables } from "./tables.ts";
+
+/** The host's database as the engine's (`engineDb` of session-store.ts, which imports this one). */
+type EngineDb = Kysely<EngineTables>;
 
 export type RunRow = Selectable<EngineRunsTable>;
 
@@ -186,10 +188,7 @@ export async function finishRun(db: EngineDb, end: RunEnd): Promise<RunEnded> {
     .insertInto("engine_runs")
     .values({ turn_id: end.turnId, owner: end.owner, ...ending })
     .onConflict((conflict) =>
-      conflict
-        .column("turn_id")
-        .doUpdateSet(ending)
-        .where("engine_runs.outcome", "=", "running"),
+      conflict.column("turn_id").doUpdateSet(ending).where("engine_runs.outcome", "=", "running"),
     )
     .returning(["turn_id", "cumulative_cost_usd"]);
   const { rows } = await sql<{ ended: boolean; total: number | null }>`
@@ -306,6 +305,21 @@ export async function runsOf(
 /** A driver may hand jsonb back as text. */
 function parsedJson(value: unknown): unknown {
   return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+}
+
+/**
+ * The turns that ran in a session, oldest first: a host lists a session's turns by them (its
+ * own rows do not say which session a turn ran in).
+ */
+export async function turnIdsOfSession(db: EngineDb, sessionId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("engine_runs")
+    .select("turn_id")
+    .where("session_id", "=", sessionId)
+    .orderBy("started_at")
+    .orderBy("turn_id")
+    .execute();
+  return rows.map((row) => row.turn_id);
 }
 
 /**

@@ -1,8 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { createLogger, openDatabase } from "@talkide/service-kit";
+import { createLogger } from "@talkide/service-kit";
 import {
   chooseSession,
   engineDb,
@@ -11,33 +8,13 @@ import {
   pointOfSession,
   sessionById,
 } from "@talkide/turn-engine";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  makeDelivery,
-  makeTempDir,
-  removeDir,
-  seedPgliteDataDir,
-  startTestDaemon,
-  type TestDaemon,
-} from "../../test-support/harness.ts";
-import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
+import { makeDelivery, removeDir, type TestDaemon } from "../../test-support/harness.ts";
+import { startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
+import { insertReleaseRows, RELEASE, releaseRows } from "../../test-support/release-rows.ts";
 
-/**
- * Migration 0009 on the rows the release at dbd4985 really wrote (`../fixtures`, recorded with
- * the pinned CLI against the fake provider): conversation `c-one` has an open session of three
- * turns whose transcript is its stored content and two parts; `c-two` an ended session and an
- * open one. A daemon of this release starts on that database.
- */
-interface ReleaseRows {
-  readonly migrations: readonly string[];
-  readonly tables: Record<string, readonly Record<string, unknown>[]>;
-}
-const RELEASE = JSON.parse(
-  gunzipSync(
-    await readFile(new URL("../fixtures/release-dbd4985-rows.json.gz", import.meta.url)),
-  ).toString("utf8"),
-) as ReleaseRows;
+// Migration 0009 on the rows the release at dbd4985 really wrote (`release-rows.ts`): a daemon
+// of this release starts on that database.
 
 interface OldSession {
   readonly id: string;
@@ -51,18 +28,13 @@ interface OldSession {
   readonly invalidated_at: string | null;
   readonly invalidated_reason: string | null;
 }
-const oldSessions = (RELEASE.tables["sessions"] ?? []) as unknown as readonly OldSession[];
-const oldTurns = (RELEASE.tables["turns"] ?? []) as unknown as ReadonlyArray<{
-  id: string;
-  session_id: string;
-}>;
+const oldSessions = releaseRows("sessions") as unknown as readonly OldSession[];
+const oldTurns = releaseRows("turns") as unknown as readonly { id: string; session_id: string }[];
 /** What the release would have written back before a resume: stored content, then its parts. */
 function releaseTranscript(sessionId: string): string | null {
-  const header = (RELEASE.tables["session_transcripts"] ?? []).find(
-    (row) => row["session_id"] === sessionId,
-  );
+  const header = releaseRows("session_transcripts").find((row) => row["session_id"] === sessionId);
   if (header === undefined) return null;
-  const parts = (RELEASE.tables["session_transcript_parts"] ?? [])
+  const parts = releaseRows("session_transcript_parts")
     .filter((row) => row["session_id"] === sessionId)
     .sort((a, b) => Number(a["seq"]) - Number(b["seq"]))
     .map((row) => String(row["content"]));
@@ -81,48 +53,14 @@ describe("migration 0009 on the rows the release at dbd4985 wrote", () => {
   if (open?.runtime_session_id == null) throw new Error("the fixture changed");
 
   beforeAll(async () => {
-    dir = await makeTempDir();
-    const dataDir = join(dir, "data");
-    // The agent's workspace was a temporary folder of the recording run: it lives here now.
-    const workspace = join(dir, "ws");
-    await mkdir(workspace, { recursive: true });
-    await seedPgliteDataDir(dataDir);
-    const old = await openDatabase<unknown>({ databaseUrl: null, dataDir });
-    try {
-      const ran = await migrateDaemonBefore(old.db, "0009");
-      expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
-      const insert = async (table: string) => {
-        const rows = (RELEASE.tables[table] ?? []).map((row) =>
-          table === "agents" ? { ...row, workspace_dir: workspace } : row,
-        );
-        // Identity columns (a delivery's `seq`) keep the release's values.
-        await sql`INSERT INTO ${sql.table(table)} OVERRIDING SYSTEM VALUE
-          SELECT * FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb)`.execute(
-          old.db,
-        );
-      };
-      for (const table of [
-        "daemon_meta",
-        "agents",
-        "sessions",
-        "deliveries",
-        "turns",
-        "session_transcripts",
-        "session_transcript_parts",
-      ])
-        await insert(table);
-      // The identity's sequence where the release's database had it: after its last delivery.
-      await sql`SELECT setval(pg_get_serial_sequence('deliveries', 'seq'), (SELECT max(seq) FROM deliveries))`.execute(
-        old.db,
-      );
-    } finally {
-      await old.close();
-    }
-    td = await startTestDaemon({
-      dataDir,
-      config: { databaseUrl: null },
+    ({ td, dir } = await startOnEarlierSchema({
+      first: "0009",
+      write: async (db, { workspace, ran }) => {
+        expect([...ran].sort()).toEqual([...RELEASE.migrations].sort());
+        await insertReleaseRows(db, workspace);
+      },
       logger: createLogger("t", "error"),
-    });
+    }));
   });
 
   afterAll(async () => {

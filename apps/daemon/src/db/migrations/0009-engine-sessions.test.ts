@@ -1,7 +1,4 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { STANDING_PROMPT_VERSION } from "@talkide/prompts";
-import { openDatabase } from "@talkide/service-kit";
 import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import {
   chooseSession,
@@ -15,15 +12,8 @@ import {
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversationScope } from "../../sessions/agent-sessions.ts";
-import {
-  makeDelivery,
-  makeTempDir,
-  removeDir,
-  seedPgliteDataDir,
-  startTestDaemon,
-  type TestDaemon,
-} from "../../test-support/harness.ts";
-import { migrateDaemonBefore } from "../../test-support/earlier-schema.ts";
+import { makeDelivery, removeDir, type TestDaemon } from "../../test-support/harness.ts";
+import { startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
 
 // A database as today's release leaves it (daemon/0008 and the gateway's), with the rows it
 // writes: migrated by a daemon of this release, its sessions and transcripts are the engine's.
@@ -50,19 +40,14 @@ describe.each([
     beforeAll(async () => {
       if (!backend.available) return;
       await backend.setup();
-      dir = await makeTempDir();
-      const dataDir = join(dir, "data");
-      const workspace = join(dir, "ws");
-      await mkdir(workspace, { recursive: true });
-      const databaseUrl = await backend.newDatabase();
-      if (databaseUrl === null) await seedPgliteDataDir(dataDir);
-      const old = await openDatabase<unknown>({ databaseUrl, dataDir });
-      try {
-        await migrateDaemonBefore(old.db, "0009");
-        const db = old.db;
-        await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
+      // A daemon of this release starts on it: the engine's tables, then daemon/0009 on.
+      ({ td, dir } = await startOnEarlierSchema({
+        first: "0009",
+        databaseUrl: await backend.newDatabase(),
+        write: async (db, { workspace }) => {
+          await sql`INSERT INTO agents (id, runtime, workspace_dir, runtime_meta, updated_at)
       VALUES ('ava', 'claude-code', ${workspace}, '{}', '2026-05-01T10:00:00Z')`.execute(db);
-        await sql`INSERT INTO sessions (id, agent_id, conversation_id, runtime, runtime_session_id,
+          await sql`INSERT INTO sessions (id, agent_id, conversation_id, runtime, runtime_session_id,
         resume_at_message_id, standing_prompt_version, turn_count, cumulative_cost_usd,
         invalidated_at, invalidated_reason, created_at, updated_at)
       VALUES
@@ -71,32 +56,29 @@ describe.each([
          '2026-05-01T11:00:00Z'),
         (${LIVE}, 'ava', 'c-1', 'claude-code', ${RUNTIME}, 'msg-2', ${STANDING_PROMPT_VERSION},
          2, 0.125, NULL, NULL, '2026-05-01T11:00:00Z', '2026-05-01T12:00:00Z')`.execute(db);
-        await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
+          await sql`INSERT INTO deliveries (id, agent_id, message_id, conversation_id, reason, payload,
         state, attempts, started_at, finished_at)
       VALUES
         (${DELIVERY_1}, 'ava', 'm-1', 'c-1', 'mention', '{}', 'completed', 1, now(), now()),
         (${DELIVERY_2}, 'ava', 'm-2', 'c-1', 'mention', '{}', 'completed', 1, now(), now())`.execute(
-          db,
-        );
-        await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
+            db,
+          );
+          await sql`INSERT INTO turns (id, delivery_id, session_id, agent_id, conversation_id, attempt,
         state, resumed, runtime_session_id, cost_usd, cumulative_cost_usd, finished_at)
       VALUES
         (${TURN_1}, ${DELIVERY_1}, ${ENDED}, 'ava', 'c-1', 1, 'completed', false,
          ${OLD_RUNTIME}, 0.05, 0.05, now()),
         (${TURN_2}, ${DELIVERY_2}, ${LIVE}, 'ava', 'c-1', 1, 'completed', false, ${RUNTIME},
          0.125, 0.125, now())`.execute(db);
-        await sql`INSERT INTO session_transcripts (session_id, runtime_session_id, project_dir,
+          await sql`INSERT INTO session_transcripts (session_id, runtime_session_id, project_dir,
         content, turn_id)
       VALUES (${LIVE}, ${RUNTIME}, '-ws', ${HEADER}, ${TURN_2})`.execute(db);
-        await sql`INSERT INTO session_transcript_parts (session_id, seq, content, turn_id)
+          await sql`INSERT INTO session_transcript_parts (session_id, seq, content, turn_id)
       VALUES (${LIVE}, 1, ${PARTS[0]}, ${TURN_2}), (${LIVE}, 2, ${PARTS[1]}, ${TURN_2})`.execute(
-          db,
-        );
-      } finally {
-        await old.close();
-      }
-      // A daemon of this release starts on it: the engine's tables, then daemon/0009.
-      td = await startTestDaemon({ dataDir, config: { databaseUrl } });
+            db,
+          );
+        },
+      }));
     });
 
     afterAll(async () => {
