@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { MARA_AGENT_NAME, maraPluginDigest, writeMaraPlugin } from "@talkide/prompts";
 import type { FakeMessagesApi } from "@talkide/claude-cli/testing";
 import { startGateway, type Gateway, type ProviderCredential } from "@talkide/gateway";
-import { assertDirectoriesIsolated } from "@talkide/turn-engine";
+import { assertDirectoriesIsolated, engineDb, processMarkersOf } from "@talkide/turn-engine";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { nameCacheMiss } from "./agent/cache-miss-names.ts";
@@ -21,12 +21,7 @@ import {
   TURN_MARKER_VARIABLES,
 } from "@talkide/claude-cli";
 import { TurnEventNotifications } from "./agent/event-notifications.ts";
-import {
-  failTurnsWithoutJob,
-  openTurnQueue,
-  ownerTurnLimit,
-  processMarkersOf,
-} from "./agent/turn-queue.ts";
+import { failTurnsWithoutJob, openTurnQueue, ownerTurnLimit } from "./agent/turn-queue.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import type { Config } from "./config.ts";
 import { ACTIVE_WRITER_PATH, PROJECT_YML_PATH } from "./context/prepare.ts";
@@ -155,7 +150,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (withoutJob.length > 0) {
       const leftovers = await killLeftoverProcesses(
         TURN_MARKER_VARIABLES,
-        await processMarkersOf(database.db, withoutJob),
+        await processMarkersOf(engineDb(database.db), withoutJob),
       );
       logger.warn(
         { turns: withoutJob.length, killedProcesses: leftovers.killed.length },

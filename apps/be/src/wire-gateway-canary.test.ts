@@ -18,7 +18,7 @@ import {
   type TestUser,
 } from "./test-support/harness.ts";
 import { REAL_CLAUDE, realClaudeCanRun } from "./test-support/wire-harness.ts";
-import { storedSessionsAsText } from "./test-support/engine-sessions.ts";
+import { storedRunsAsText, storedSessionsAsText } from "./test-support/engine-sessions.ts";
 
 const canRun = realClaudeCanRun("the @talkide/be gateway canary wire suite");
 const sandboxRuns = canRun && (await sandboxSuiteCanRun("the @talkide/be gateway canary suite"));
@@ -236,7 +236,9 @@ describe.skipIf(!canRun).each([
       expect(records.rows.length).toBeGreaterThan(0);
       const sessions = await storedSessionsAsText(db);
       expect(sessions.length).toBeGreaterThan(0);
-      for (const text of [...records.rows.map((row) => row.text), ...sessions])
+      const runs = await storedRunsAsText(db);
+      expect(runs.length).toBeGreaterThan(0);
+      for (const text of [...records.rows.map((row) => row.text), ...runs, ...sessions])
         expect(text).not.toContain(CANARY);
       const answers = await Promise.all(
         [

@@ -9,7 +9,7 @@ import {
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realClaudeCanRun, startWireBench, type WireBench } from "./test-support/wire-harness.ts";
-import { storedSessionsAsText } from "./test-support/engine-sessions.ts";
+import { storedRunsAsText, storedSessionsAsText } from "./test-support/engine-sessions.ts";
 
 const canRun =
   realClaudeCanRun("the @talkide/be sandbox wire suite") &&
@@ -135,14 +135,16 @@ describe.skipIf(!canRun).each([
     for (const request of bench.fake.requests) {
       for (const secret of secrets) expect(request.rawBody).not.toContain(secret);
     }
-    // Nothing the service recorded holds them either: events, turns, transcripts.
+    // Nothing the service recorded holds them either: events, turns and their runs, transcripts.
     const db = bench.harness.service.database.db;
     const records = await sql<{ text: string }>`
       SELECT e::text AS text FROM turn_events e
       UNION ALL SELECT t::text FROM turns t`.execute(db);
-    const recorded = [...records.rows.map((r) => r.text), ...(await storedSessionsAsText(db))].join(
-      "\n",
-    );
+    const recorded = [
+      ...records.rows.map((r) => r.text),
+      ...(await storedRunsAsText(db)),
+      ...(await storedSessionsAsText(db)),
+    ].join("\n");
     expect(recorded).toContain(RAN);
     for (const secret of secrets) expect(recorded).not.toContain(secret);
     // And it wrote nothing into the other project.

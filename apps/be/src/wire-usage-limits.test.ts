@@ -14,6 +14,7 @@ import {
   type Harness,
   type TestUser,
 } from "./test-support/harness.ts";
+import { runOfTurn } from "./test-support/engine-sessions.ts";
 import { REAL_CLAUDE, realClaudeCanRun } from "./test-support/wire-harness.ts";
 
 const canRun = realClaudeCanRun("the @talkide/be usage-limit wire suite");
@@ -116,12 +117,14 @@ describe.skipIf(!canRun)("at the wire: a spend limit stops turns cleanly", () =>
     expect(fake.requests.length).toBe(before);
     const secondTurn = await turnOf(String(secondFailed.data.turnId));
     expect(secondTurn).toMatchObject({ status: "failed", message: "A co dál?", costUsd: 0 });
-    const marker = await harness.service.database.db
-      .selectFrom("turns")
-      .select("process_marker")
-      .where("id", "=", secondTurn.id)
-      .executeTakeFirstOrThrow();
-    expect(marker.process_marker).toBeNull();
+    // Its run ended before any process was started: no marker to look for.
+    const run = await runOfTurn(harness.service.database.db, secondTurn.id);
+    expect(run).toMatchObject({
+      outcome: "failed",
+      failure_code: "usage_limit_reached",
+      process: null,
+      process_marker: null,
+    });
 
     // 3. The operator raises the limit; a retry of the refused message runs.
     await harness.restart({ TALKIDE_LIMIT_USER_DAY_USD: "20" });

@@ -3,28 +3,24 @@
  * or failed (with a code and our message), in the turn record and as its terminal event; then
  * releases the live turn once its events are stored.
  */
+import { cliFallbackOfTurn, type TurnTranscript } from "@talkide/claude-cli";
 import {
-  allInputTokens,
-  cliFallbackOfTurn,
-  type TokenUsage,
-  type TurnTranscript,
-} from "@talkide/claude-cli";
-import {
-  chargeSession,
   endSession,
   engineDb,
+  finishRun,
   openSession,
   recordSuccess,
-  sessionTotalAfter,
   sessionCacheReuseOf,
   startSession,
   type EngineDb,
+  type RunFigures,
+  type RunTotals,
   type TurnOutcome,
 } from "@talkide/turn-engine";
 import type { CliFallback, ExactTokenUsage } from "@talkide/be-api";
-import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { CacheMissColumn, DatabaseSchema } from "../db/schema.ts";
-import { cacheMissView, type TurnRow } from "../domain/turns.ts";
+import { sql } from "kysely";
+import { cacheMissView, type StoredCacheMiss, type TurnRow } from "../domain/turns.ts";
+import { projectOwner } from "./project-owner.ts";
 import { projectScope, releasePin, type SessionRow } from "./session-pinning.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -78,6 +74,9 @@ export async function recordOutcome(
       {
         figures,
         resumedFrom: resumedFrom ?? null,
+        // Aborted because the service stops: a failure of the turn, an interruption of its run.
+        interrupted: classified.kind === "interrupted",
+        ...(refusal === null ? {} : { usageLimit: refusal }),
       },
     );
     return;
@@ -126,18 +125,22 @@ export async function recordOutcome(
     usage: figures.usage,
     sessionCacheReuse: totals.sessionCacheReuse,
     cliFallback: outcome.cliFallback,
-    cacheMiss: figures.cacheMiss === null ? null : cacheMissView(figures.cacheMiss),
+    cacheMiss: cacheMissOf(figures),
   });
   await releaseTurn(services, turn.id, live);
 }
 
 /** A turn's exact figures, from the gateway's rows of its requests. */
-export interface ExactFigures {
+interface ExactFigures {
   /** USD; 0 when the turn sent no request (nothing reached the provider). */
   readonly costUsd: number;
   /** Null when the turn sent no request. */
   readonly usage: ExactTokenUsage | null;
-  readonly cacheMiss: CacheMissColumn | null;
+  /** The requests the gateway forwarded; null when the turn sent none. */
+  readonly requests: number | null;
+  /** The gateway's explanation of the first request's cache miss, and the backend's phrase. */
+  readonly cacheMiss: StoredCacheMiss | null;
+  readonly cacheMissPhrase: string | null;
 }
 
 async function exactFigures(
@@ -146,9 +149,11 @@ async function exactFigures(
   changedSections: readonly string[] = [],
 ): Promise<ExactFigures> {
   const exact = await services.gateway.turnUsage(turnId);
-  if (exact === null) return { costUsd: 0, usage: null, cacheMiss: null };
+  if (exact === null)
+    return { costUsd: 0, usage: null, requests: null, cacheMiss: null, cacheMissPhrase: null };
   return {
     costUsd: exact.costUsd,
+    requests: exact.requests,
     usage: {
       inputTokens: exact.inputTokens,
       cacheCreationInputTokens: exact.cacheWrite5mTokens + exact.cacheWrite1hTokens,
@@ -162,12 +167,22 @@ async function exactFigures(
         ? null
         : {
             reason: exact.miss.reason,
-            phrase: writtenBecause(exact.miss.reason, exact.missPhrase, changedSections),
             position: exact.miss.position,
             gapMs: exact.miss.gapMs,
             ttlMs: exact.miss.ttlMs,
           },
+    cacheMissPhrase:
+      exact.miss === null
+        ? null
+        : writtenBecause(exact.miss.reason, exact.missPhrase, changedSections),
   };
+}
+
+/** The turn's cache line as its events show it. */
+function cacheMissOf(figures: ExactFigures) {
+  return figures.cacheMiss === null
+    ? null
+    : cacheMissView(figures.cacheMiss, figures.cacheMissPhrase);
 }
 
 /**
@@ -185,33 +200,26 @@ function writtenBecause(
   return changedSections.join(", ");
 }
 
-/** The turn record's columns of its exact figures. */
-function figureColumns(figures: ExactFigures) {
+/** The turn's exact figures as its run stores them (the gateway's, when it sent a request). */
+function runFigures(figures: ExactFigures): RunFigures {
   const { usage } = figures;
   return {
-    cost_usd: figures.costUsd,
-    input_tokens: usage?.inputTokens ?? null,
-    cache_creation_input_tokens: usage?.cacheCreationInputTokens ?? null,
-    cache_read_input_tokens: usage?.cacheReadInputTokens ?? null,
-    output_tokens: usage?.outputTokens ?? null,
-    cache_write_5m_tokens: usage?.cacheCreation5mInputTokens ?? null,
-    cache_write_1h_tokens: usage?.cacheCreation1hInputTokens ?? null,
-    cache_miss: figures.cacheMiss === null ? null : JSON.stringify(figures.cacheMiss),
+    costUsd: figures.costUsd,
+    usage,
+    source: usage === null ? null : "gateway",
+    requests: figures.requests,
+    cacheWrite5mTokens: usage?.cacheCreation5mInputTokens ?? null,
+    cacheWrite1hTokens: usage?.cacheCreation1hInputTokens ?? null,
+    cacheMiss: figures.cacheMiss,
+    cacheMissPhrase: figures.cacheMissPhrase,
   };
 }
 
 /**
- * Charges what a turn that did not succeed cost to the session it ran in (null: none), in the
- * turn's transaction; returns the session's total after it (the turn's `cumulative_cost_usd`).
+ * A turn that did not succeed: the turn record says so (with what members are told) and the
+ * engine ends its run with the same code and message, its figures, and what it cost charged
+ * to the session it ran in (none: nothing is charged), in one transaction.
  */
-async function chargeTurn(
-  trx: Kysely<DatabaseSchema>,
-  session: SessionRow | null,
-  costUsd: number,
-): Promise<number | null> {
-  return session === null ? null : chargeSession(engineDb(trx), session.id, costUsd);
-}
-
 export async function failTurn(
   services: TurnServices,
   turn: TurnRow,
@@ -227,31 +235,40 @@ export async function failTurn(
     readonly figures?: ExactFigures;
     /** The session the turn ran in: what it cost counts in that session's total. */
     readonly resumedFrom?: SessionRow | null;
+    /** Aborted because the service stops (the run's outcome `interrupted`). */
+    readonly interrupted?: boolean;
+    /** The limit the gateway refused one of the turn's requests over. */
+    readonly usageLimit?: unknown;
   } = {},
 ): Promise<void> {
   const figures = ran.figures ?? (await exactFigures(services, turn.id));
   const session = ran.resumedFrom ?? null;
-  const recorded = await services.db.transaction().execute(async (trx) =>
-    trx
+  const ended = await services.db.transaction().execute(async (trx) => {
+    await trx
       .updateTable("turns")
       .set({
         ...unrecorded,
         status: "failed",
-        claude_session_id: claudeSessionId,
         error_code: code,
         error_message: message,
-        ...figureColumns(figures),
-        ...(session === null ? {} : { agent_session_id: session.id }),
-        cumulative_cost_usd: await chargeTurn(trx, session, figures.costUsd),
         demo_model: services.demoModel,
         // A turn started by its own message may fail before its process record marked it started.
         started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turn.id)
-      .returning("cumulative_cost_usd")
-      .executeTakeFirst(),
-  );
+      .execute();
+    return finishRun(engineDb(trx), {
+      turnId: turn.id,
+      owner: projectOwner(turn.project_id),
+      outcome: ran.interrupted === true ? "interrupted" : "failed",
+      failure: { code, message },
+      sessionId: session?.id ?? null,
+      claudeSessionId,
+      figures: runFigures(figures),
+      ...(ran.usageLimit === undefined ? {} : { usageLimit: ran.usageLimit }),
+    });
+  });
   services.logger.warn({ turnId: turn.id, code }, "turn failed");
   live.emit("turn.failed", {
     turnId: turn.id,
@@ -261,34 +278,10 @@ export async function failTurn(
     costUsd: figures.costUsd,
     demoModel: services.demoModel,
     usage: figures.usage,
-    cumulativeCostUsd: recorded?.cumulative_cost_usd ?? null,
-    cacheMiss: figures.cacheMiss === null ? null : cacheMissView(figures.cacheMiss),
+    cumulativeCostUsd: ended.cumulativeCostUsd,
+    cacheMiss: cacheMissOf(figures),
   });
   await releaseTurn(services, turn.id, live);
-}
-
-/**
- * The session's running token totals with this succeeded turn (`session_input_tokens`, all
- * input, and `session_cache_read_tokens`): the latest earlier turn of the session that carries
- * them, plus this turn's. One indexed look back, whatever the session's length; a session's
- * turns from before migration 0011 count as none. Null when the turn reported no tokens.
- */
-function sessionTotals(
-  projectId: number,
-  sessionId: string,
-  turnId: string,
-  usage: TokenUsage | null,
-): { readonly input: RawBuilder<number | null>; readonly cacheRead: RawBuilder<number | null> } {
-  if (usage === null) return { input: sql<null>`NULL`, cacheRead: sql<null>`NULL` };
-  const previous = (column: "session_input_tokens" | "session_cache_read_tokens") =>
-    sql`COALESCE((SELECT p.${sql.ref(column)} FROM turns p
-                  WHERE p.project_id = ${projectId} AND p.agent_session_id = ${sessionId}
-                    AND p.id <> ${turnId}::uuid AND p.${sql.ref(column)} IS NOT NULL
-                  ORDER BY p.number DESC LIMIT 1), 0)`;
-  return {
-    input: sql<number>`${previous("session_input_tokens")} + ${allInputTokens(usage)}::bigint`,
-    cacheRead: sql<number>`${previous("session_cache_read_tokens")} + ${usage.cacheReadInputTokens}::bigint`,
-  };
 }
 
 async function releaseTurn(services: TurnServices, turnId: string, live: LiveTurn): Promise<void> {
@@ -306,34 +299,31 @@ interface SucceededOutcome {
   readonly cliFallback: CliFallback | null;
 }
 
-/** What a turn's record says of its session so far. */
-type SessionTotalsRow = Pick<
-  TurnRow,
-  "session_input_tokens" | "session_cache_read_tokens" | "cumulative_cost_usd"
->;
-
 /** The session's cache reuse and cost so far, this turn included. */
 interface SessionTotals {
   readonly sessionCacheReuse: number | null;
   readonly sessionCostUsd: number | null;
 }
 
-function totalsOf(row: SessionTotalsRow | undefined): SessionTotals {
-  return row === undefined
+function totalsOf(run: RunTotals | null): SessionTotals {
+  return run === null
     ? { sessionCacheReuse: null, sessionCostUsd: null }
     : {
-        sessionCacheReuse: sessionCacheReuseOf(row),
-        sessionCostUsd: row.cumulative_cost_usd,
+        sessionCacheReuse: sessionCacheReuseOf({
+          session_input_tokens: run.sessionInputTokens,
+          session_cache_read_tokens: run.sessionCacheReadTokens,
+        }),
+        sessionCostUsd: run.cumulativeCostUsd,
       };
 }
 
 /**
  * A successful turn: the session continued (or started: a new conversation, pinned to the
  * current release), advanced to the turn's point and charged its cost, its transcript stored
- * (the engine appends just the lines the CLI added when it can), and the turn's record with the
- * session's totals, in the engine's one statement with the turn's record as its step beside
- * (`recordSuccess`'s `alongside`). A turn that starts a session starts it in the same
- * transaction.
+ * (the engine appends just the lines the CLI added when it can), its run ended with its figures
+ * and the session's totals, and the turn's record as the step beside, in the engine's one
+ * statement (`recordSuccess` with `run`, and `alongside`). A turn that starts a session starts
+ * it in the same transaction.
  */
 async function storeSucceeded(
   services: TurnServices,
@@ -343,9 +333,7 @@ async function storeSucceeded(
   outcome: SucceededOutcome,
 ): Promise<SessionTotals> {
   const { db } = services;
-  const { costUsd, usage } = outcome.figures;
   const store = async (engine: EngineDb, session: SessionRow) => {
-    const totals = sessionTotals(turn.project_id, session.id, turn.id, usage);
     const recorded = await recordSuccess(
       engine,
       db,
@@ -354,8 +342,9 @@ async function storeSucceeded(
         turnId: turn.id,
         // A resume continues the conversation (Claude Code may announce a new id for it).
         point: { id: outcome.sessionId, at: outcome.lastMessageId },
-        costUsd,
+        costUsd: outcome.figures.costUsd,
         transcript,
+        run: { figures: runFigures(outcome.figures), cliFallback: outcome.cliFallback },
       },
       {
         steps: (when) =>
@@ -363,30 +352,15 @@ async function storeSucceeded(
             .updateTable("turns")
             .set({
               status: "succeeded",
-              agent_session_id: session.id,
-              claude_session_id: outcome.sessionId,
-              resumed: resumedFrom !== undefined,
               result_text: outcome.resultText,
-              ...figureColumns(outcome.figures),
-              // The session's total with this turn, as the engine's step sets it.
-              cumulative_cost_usd: sessionTotalAfter(session.id, costUsd),
-              session_input_tokens: totals.input,
-              session_cache_read_tokens: totals.cacheRead,
-              cli_fallback: outcome.cliFallback,
               demo_model: services.demoModel,
               finished_at: sql<string>`clock_timestamp()`,
             })
             .where("id", "=", turn.id)
-            .where(sql<boolean>`TRUE ${when}`)
-            .returning([
-              "session_input_tokens",
-              "session_cache_read_tokens",
-              "cumulative_cost_usd",
-            ])})`,
-        result: sql`(SELECT to_jsonb(t) FROM finished_turn t)`,
+            .where(sql<boolean>`TRUE ${when}`)})`,
       },
     );
-    return recorded.host as SessionTotalsRow | null;
+    return recorded.run;
   };
   const recorded =
     resumedFrom === undefined
@@ -395,7 +369,7 @@ async function storeSucceeded(
           return store(engine, await startProjectSession(services, engine, turn.project_id));
         })
       : await store(engineDb(db), resumedFrom);
-  return totalsOf(recorded ?? undefined);
+  return totalsOf(recorded);
 }
 
 /** A new session of the project, pinned to the current release; one left open is ended. */
@@ -435,19 +409,20 @@ export async function recordStopped(
       .set({
         status: "stopped",
         result_text: resultText,
-        ...figureColumns(figures),
-        ...(ranIn === null
-          ? {}
-          : {
-              agent_session_id: ranIn.id,
-              cumulative_cost_usd: await chargeTurn(trx, ranIn, figures.costUsd),
-            }),
         demo_model: services.demoModel,
         started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turn.id)
       .execute();
+    await finishRun(engineDb(trx), {
+      turnId: turn.id,
+      owner: projectOwner(turn.project_id),
+      outcome: "stopped",
+      failure: null,
+      sessionId: ranIn?.id ?? null,
+      figures: runFigures(figures),
+    });
   });
   services.logger.debug({ turnId: turn.id }, "turn stopped by a member");
   live.emit("turn.stopped", {

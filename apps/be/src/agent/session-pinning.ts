@@ -15,6 +15,7 @@ import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { warmKey } from "./claude-spawn.ts";
+import { projectOwner } from "./project-owner.ts";
 import type { TurnEmitter } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -32,7 +33,7 @@ const SESSION_RESET_MESSAGES: Record<SessionResetReason, string> = {
 
 /** A project's sessions in the engine: one open at a time, keyed as its warm process is. */
 export function projectScope(projectId: number): SessionScope {
-  return { scope: warmKey(projectId), owner: warmKey(projectId) };
+  return { scope: warmKey(projectId), owner: projectOwner(projectId) };
 }
 
 /** The release a session is pinned to (migration 0017 wrote the same for earlier sessions). */

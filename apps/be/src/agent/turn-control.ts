@@ -1,9 +1,11 @@
 import { sql, type Kysely } from "kysely";
 import { ApiError } from "@talkide/service-kit";
+import { engineDb, finishRun } from "@talkide/turn-engine";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { Membership } from "../domain/membership.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { announceStopRequest } from "./event-notifications.ts";
+import { projectOwner } from "./project-owner.ts";
 import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /**
@@ -51,6 +53,14 @@ async function stopQueued(
       .returning("id")
       .executeTakeFirst();
     if (stopped === undefined) return false;
+    // Its run never started: the engine records it stopped, having cost nothing known.
+    await finishRun(engineDb(trx), {
+      turnId: turn.id,
+      owner: projectOwner(turn.project_id),
+      outcome: "stopped",
+      failure: null,
+      figures: null,
+    });
     const who = await trx
       .selectFrom("members")
       .select("salutation")

@@ -10,6 +10,7 @@ import {
   engineDb,
   inspectWorkspace,
   runTurnPipeline,
+  startRun,
   TurnFailure,
   type SessionRow,
   type TurnAttempt,
@@ -24,6 +25,7 @@ import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
 import { projectQuarantineDir } from "./quarantine.ts";
 import { coldStart, startupDigest, warmKey } from "./claude-spawn.ts";
+import { projectOwner } from "./project-owner.ts";
 import { projectScope, releasePin, resetSession } from "./session-pinning.ts";
 import {
   type PreparedSpawn,
@@ -74,6 +76,8 @@ interface BackendContext extends TurnContext, Pick<PreparedSpawn, "rendered"> {
 /** An attempt of a backend turn: in the project's session, or (null) in a new one. */
 interface BackendAttempt extends TurnAttempt<TurnEmitter> {
   readonly session: SessionRow | null;
+  /** The CLI session it resumes (null: the CLI starts afresh). */
+  readonly resumedFrom: string | null;
   /** What the workspace guard found: stored with the process record. */
   readonly instructionFiles: readonly string[];
   /** Why a resumed turn writes what it appends (the context's changed sections). */
@@ -199,6 +203,7 @@ function backendHost(
       startup.digest = digest;
       return {
         session,
+        resumedFrom: point?.id ?? null,
         instructionFiles,
         turnId: turn.id,
         key: warmKey(turn.project_id),
@@ -221,8 +226,7 @@ function backendHost(
         },
       };
     },
-    recordProcess: (attempt, taken) =>
-      recordProcess(services, turn, taken, attempt.instructionFiles),
+    recordProcess: (attempt, taken) => recordProcess(services, turn, attempt, taken),
     sendMessage: (_attempt, taken, to, signal) =>
       taken.process.runTurn({
         // One fixed first line, then the member's words with every `@` as `\@`: Claude Code
@@ -314,29 +318,38 @@ function claim(services: TurnServices, turnId: string): Promise<TurnRow | undefi
 }
 
 /**
- * How the turn's process started, and its marker: another instance that fails this turn (its
- * lease expired) finds the turn's leftover processes on this machine by it. The workspace's own
- * instruction files go in the same statement (one round trip fewer), and so does a turn started
- * here its `running` status (StartedHere): only from `queued`, since the statement may run after
- * a failure was recorded (on a server the two take different connections).
+ * The attempt's run starts in the engine's record (the session it runs in, the CLI session it
+ * resumes, how its process started, and its marker: another instance that fails this turn, its
+ * lease expired, finds the turn's leftover processes on this machine by it); a second attempt,
+ * after an unknown session, starts the same run again. Beside it, the turn's own record: the
+ * workspace's instruction files, and for a turn started here its `running` status
+ * (StartedHere), only from `queued`, since the statement may run after a failure was recorded
+ * (on a server the two take different connections). Two statements, neither waiting for the
+ * other: both are written while the CLI works.
  */
 async function recordProcess(
   services: TurnServices,
   turn: TurnRow,
+  attempt: BackendAttempt,
   taken: TakenProcess,
-  instructionFiles: readonly string[],
 ): Promise<void> {
-  await services.db
-    .updateTable("turns")
-    .set({
-      process: taken.kind,
-      cold_reason: taken.coldReason,
-      process_marker: taken.marker,
-      workspace_instruction_files: JSON.stringify(instructionFiles),
-      demo_model: services.demoModel,
-      status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
-      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
-    })
-    .where("id", "=", turn.id)
-    .execute();
+  await Promise.all([
+    startRun(engineDb(services.db), {
+      turnId: turn.id,
+      owner: projectOwner(turn.project_id),
+      sessionId: attempt.session?.id ?? null,
+      resumedFrom: attempt.resumedFrom,
+      process: { kind: taken.kind, coldReason: taken.coldReason, marker: taken.marker },
+    }),
+    services.db
+      .updateTable("turns")
+      .set({
+        workspace_instruction_files: JSON.stringify(attempt.instructionFiles),
+        demo_model: services.demoModel,
+        status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
+        started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
+      })
+      .where("id", "=", turn.id)
+      .execute(),
+  ]);
 }

@@ -6,9 +6,11 @@ import {
   type QueueConnection,
   WorkQueue,
 } from "@talkide/work-queue";
+import { engineDb, finishRun, processMarkersOf } from "@talkide/turn-engine";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import type { DatabaseSchema } from "../db/schema.ts";
+import { projectOwner } from "./project-owner.ts";
 import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /** What a turn's job carries: the turn row holds everything else. */
@@ -98,7 +100,8 @@ export async function failAbandonedTurn(
   );
   const leftovers = await killLeftoverProcesses(
     TURN_MARKER_VARIABLES,
-    await processMarkersOf(db, [turnId]),
+    // The engine's record of its run has the marker of its process.
+    await processMarkersOf(engineDb(db), [turnId]),
   );
   if (!leftovers.supported) {
     logger.warn("cannot look for processes of abandoned turns on this system (no /proc)");
@@ -110,29 +113,11 @@ export async function failAbandonedTurn(
 }
 
 /**
- * The marker values the turns' processes carry: each turn's own id, and for a warm turn the id
- * of the earlier turn that started its process.
- */
-export async function processMarkersOf(
-  db: Kysely<DatabaseSchema>,
-  turnIds: readonly string[],
-): Promise<string[]> {
-  if (turnIds.length === 0) return [];
-  const rows = await db
-    .selectFrom("turns")
-    .select("process_marker")
-    .where("id", "in", turnIds)
-    .where("process_marker", "is not", null)
-    .execute();
-  const markers = new Set(turnIds);
-  for (const row of rows) if (row.process_marker !== null) markers.add(row.process_marker);
-  return [...markers];
-}
-
-/**
  * Records a queued or running turn as failed together with its terminal `turn.failed` event
- * (announced at commit), so that a finished turn always has one: streams rely on it. Does
- * nothing (false) when the turn already finished.
+ * (announced at commit), so that a finished turn always has one: streams rely on it. Its run
+ * ends failed with the same code and message and what its requests cost, charged to no session
+ * (a turn still queued gets a run that never started: the engine's record of what it cost,
+ * nothing). Does nothing (false) when the turn already finished.
  */
 async function recordTurnFailure(
   db: Kysely<DatabaseSchema>,
@@ -147,17 +132,34 @@ async function recordTurnFailure(
         status: "failed",
         error_code: code,
         error_message: message,
-        // What its requests cost, as the LLM gateway of whichever instance ran it recorded them.
-        cost_usd: sql<number>`(SELECT COALESCE(SUM(g.cost_usd), 0)::float8 FROM gateway_requests g
-                               WHERE g.turn_id = ${turnId})`,
         finished_at: sql<string>`clock_timestamp()`,
       })
       .where("id", "=", turnId)
       .where("status", "in", ["queued", "running"])
       // Stamped by the instance that started running the turn (false when none did).
-      .returning(["id", "demo_model", "cost_usd"])
+      .returning([
+        "project_id",
+        "demo_model",
+        // What its requests cost, as the LLM gateway of whichever instance ran it recorded them.
+        sql<number>`(SELECT COALESCE(SUM(g.cost_usd), 0)::float8 FROM gateway_requests g
+                     WHERE g.turn_id = ${turnId})`.as("cost_usd"),
+      ])
       .executeTakeFirst();
     if (row === undefined) return false;
+    await finishRun(engineDb(trx), {
+      turnId,
+      owner: projectOwner(row.project_id),
+      outcome: "failed",
+      failure: { code, message },
+      figures: {
+        costUsd: row.cost_usd,
+        usage: null,
+        cacheWrite5mTokens: null,
+        cacheWrite1hTokens: null,
+        cacheMiss: null,
+        cacheMissPhrase: null,
+      },
+    });
     await appendTerminalEvent(trx, turnId, "turn.failed", {
       turnId,
       code,

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { readFakeClaudeRecords } from "@talkide/claude-cli/testing";
 import { buildMemberMessage } from "@talkide/prompts";
 import { waitFor } from "@talkide/service-kit/testing";
-import { engineDb, sessionPoints, transcriptParts } from "@talkide/turn-engine";
+import { engineDb, processMarkersOf, sessionPoints, transcriptParts } from "@talkide/turn-engine";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   api,
@@ -19,7 +19,6 @@ import {
   openProjectSession,
   sessionState,
 } from "../test-support/engine-sessions.ts";
-import { processMarkersOf } from "./turn-queue.ts";
 
 /**
  * Warm turns (issue 15) with the fake CLI: when a project's next turn runs in its kept
@@ -173,7 +172,7 @@ describe("warm turns", () => {
     const second = await turn(harness, anna, project.id, "two");
     const firstId = String(first.done.data.turnId);
     const secondId = String(second.done.data.turnId);
-    const markers = await processMarkersOf(harness.service.database.db, [secondId]);
+    const markers = await processMarkersOf(engineDb(harness.service.database.db), [secondId]);
     expect(markers.sort()).toEqual([firstId, secondId].sort());
     const [kept] = await readFakeClaudeRecords(record);
     expect(alive(kept?.pid ?? 0)).toBe(true);

@@ -42,11 +42,14 @@ describe("a database written by an earlier release", () => {
 
     const reopened = await openDatabase({ databaseUrl: null, dataDir });
     try {
-      // The turn engine's and the LLM gateway's tables are new since, and 0017 moves the
-      // sessions to the engine's; nothing of the backend's earlier migrations runs again.
+      // The turn engine's and the LLM gateway's tables are new since, and 0017 and 0018 move
+      // the sessions and the runs to the engine's; nothing of the backend's earlier migrations
+      // runs again.
       expect(await migrateToLatest(reopened.db)).toEqual([
         "engine/0001-sessions",
+        "engine/0002-runs",
         "0017_engine_sessions",
+        "0018_engine_runs",
         "gateway/0001-requests",
       ]);
       const names = new Set(before.map((row) => row.name));

@@ -20,6 +20,7 @@ import { accounts } from "./migrations/0013_accounts.ts";
 import { liveConversation } from "./migrations/0015_live_conversation.ts";
 import { turnGatewayUsage } from "./migrations/0016_turn_gateway_usage.ts";
 import { engineSessions } from "./migrations/0017_engine_sessions.ts";
+import { engineRuns } from "./migrations/0018_engine_runs.ts";
 
 /** Every migration, in order. Both database kinds run exactly this list. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0015_live_conversation": liveConversation,
   "0016_turn_gateway_usage": turnGatewayUsage,
   "0017_engine_sessions": engineSessions,
+  "0018_engine_runs": engineRuns,
 };
 
 /** The list itself, for tests that build an older schema. */
@@ -47,8 +49,8 @@ export const MIGRATIONS_FOR_TESTS: Readonly<Record<string, Migration>> = MIGRATI
 /**
  * Brings the schema up to date; returns the names of the migrations that ran now. The
  * backend's own names are recorded as they are (no namespace), as every earlier release
- * recorded them; the turn engine's tables (`engine/…`) come first, since 0017 moves the
- * backend's sessions into them, and the LLM gateway's from its own folder (`gateway/…`).
+ * recorded them; the turn engine's tables (`engine/…`) come first, since 0017 and 0018 move the
+ * backend's sessions and runs into them, and the LLM gateway's from its own folder (`gateway/…`).
  */
 export function migrateToLatest(db: Kysely<DatabaseSchema>): Promise<readonly string[]> {
   return migrateServiceDatabase(db, [

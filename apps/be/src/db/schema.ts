@@ -117,80 +117,36 @@ export interface MembersTable {
 
 export type TurnStatus = "queued" | "running" | "succeeded" | "failed" | "stopped";
 
+/**
+ * A member's turn, as the backend keeps it. What the CLI did and cost for it (its session, the
+ * process, tokens, cost, cache line) is the turn engine's record of its run, keyed by the
+ * turn's id (migration 0018 moved it there): read and written through @talkide/turn-engine.
+ */
 export interface TurnsTable {
   id: Generated<string>;
   project_id: number;
   number: number;
   member_id: string;
-  /** The engine's session (`engine_sessions`, migration 0017) the turn ran in. */
-  agent_session_id: string | null;
-  claude_session_id: string | null;
-  resumed: Generated<boolean>;
   /** Why this turn did not continue the project's session (`agent_changed`, `unknown_session`). */
   session_reset: string | null;
   prompt: string;
   status: TurnStatus;
+  /** What members are told of a failure (also of a turn that failed before it ran). */
   error_code: string | null;
   error_message: string | null;
   result_text: string | null;
-  cost_usd: number | null;
-  cumulative_cost_usd: number | null;
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
   /** JSON array of workspace-relative paths; null until the pre-spawn check ran. */
   workspace_instruction_files: ColumnType<string | null, never, string | null>;
-  /** `warm` or `cold` (see migration 0006); null when no process was started. */
-  process: ColumnType<"warm" | "cold" | null, never, "warm" | "cold" | null>;
-  /** Why a cold turn did not run in a kept process; null for warm turns. */
-  cold_reason: ColumnType<string | null, never, string | null>;
-  /** The `TALKIDE_TURN_ID` value the turn's processes carry (the turn that started them). */
-  process_marker: ColumnType<string | null, never, string | null>;
   /**
    * The instance that ran the turn had the local demo model configured: its answer and cost are
    * not Claude's (see migration 0010); false for turns that never ran.
    */
   demo_model: ColumnType<boolean, never, boolean>;
-  /** The turn's tokens as the CLI reported them (migration 0011); null when it reported none. */
-  input_tokens: ColumnType<number | null, never, number | null>;
-  cache_creation_input_tokens: ColumnType<number | null, never, number | null>;
-  cache_read_input_tokens: ColumnType<number | null, never, number | null>;
-  output_tokens: ColumnType<number | null, never, number | null>;
-  /**
-   * The session's input tokens (all kinds) and cache reads so far, this turn included; bigint
-   * (a driver may read it as a decimal string), null when the turn reported none.
-   */
-  session_input_tokens: ColumnType<string | number | null, never, number | null>;
-  session_cache_read_tokens: ColumnType<string | number | null, never, number | null>;
-  /**
-   * A CLI fallback during the turn that makes every later request of the session heavier
-   * (migration 0012; `tool_search_off`), null when none was seen.
-   */
-  cli_fallback: ColumnType<"tool_search_off" | null, never, "tool_search_off" | null>;
   /** The member who stopped the turn (migration 0015); set when the stop is asked for. */
   stopped_by: ColumnType<string | null, never, string | null>;
-  /**
-   * The LLM gateway's exact cache writes by lifetime (migration 0016); null for turns whose
-   * figures are the CLI's (before it) or that made no request.
-   */
-  cache_write_5m_tokens: ColumnType<number | null, never, number | null>;
-  cache_write_1h_tokens: ColumnType<number | null, never, number | null>;
-  /** Why the turn's first request missed the prompt cache (`CacheMiss`, migration 0016). */
-  cache_miss: ColumnType<CacheMissColumn | null, never, string | null>;
-}
-
-/** What `turns.cache_miss` holds: the gateway's explanation and the backend's phrase for it. */
-export interface CacheMissColumn {
-  readonly reason: string;
-  readonly phrase: string | null;
-  readonly position: {
-    readonly section: string;
-    readonly index: number;
-    readonly block: number | null;
-    readonly offset: number;
-  } | null;
-  readonly gapMs: number | null;
-  readonly ttlMs: number | null;
 }
 
 export interface TurnEventsTable {

@@ -7,7 +7,8 @@ import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
-import { deleteSessionsOf, engineDb } from "@talkide/turn-engine";
+import { deleteRunsOf, deleteSessionsOf, engineDb } from "@talkide/turn-engine";
+import { projectOwner } from "../agent/project-owner.ts";
 import { writeFileIfChanged } from "../context/write-if-changed.ts";
 import { buildRenderInput, checkRenderState, type ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
@@ -282,10 +283,12 @@ export async function deleteProject(
           { title: "Mara is busy with this project" },
         );
       }
-      // Turns first: they also point at members and sessions. The project's own cascade
-      // removes its members; its sessions are the engine's, owned by the project's warm key (agent/session-pinning.ts).
+      // Turns first: they also point at members. The project's own cascade removes its
+      // members; its sessions and its turns' runs are the engine's, owned by the project.
       await trx.deleteFrom("turns").where("project_id", "=", options.projectId).execute();
-      await deleteSessionsOf(engineDb(trx), `project:${options.projectId}`);
+      const engine = engineDb(trx);
+      await deleteRunsOf(engine, projectOwner(options.projectId));
+      await deleteSessionsOf(engine, projectOwner(options.projectId));
       await trx.deleteFrom("projects").where("id", "=", options.projectId).execute();
       for (const dir of [options.workspaceDir, ...(options.alsoDirs ?? [])]) {
         try {

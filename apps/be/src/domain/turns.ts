@@ -1,14 +1,21 @@
 import {
   recognizeStoredEvent,
   type CacheMiss,
+  type CliFallback,
   type StoredTurnEvent,
   type TurnEvent,
   type TurnRecord,
 } from "@talkide/be-api";
-import { sessionCacheReuseOf, usageFromColumns } from "@talkide/turn-engine";
+import {
+  engineDb,
+  runsOf,
+  sessionCacheReuseOf,
+  usageFromColumns,
+  type RunRow,
+} from "@talkide/turn-engine";
 import type { Kysely, Selectable } from "kysely";
 import { sql } from "kysely";
-import type { CacheMissColumn, DatabaseSchema, TurnsTable } from "../db/schema.ts";
+import type { DatabaseSchema, TurnsTable } from "../db/schema.ts";
 import { toRfc3339, toRfc3339OrNull } from "../db/timestamps.ts";
 import { notFound } from "../errors.ts";
 
@@ -17,15 +24,20 @@ export type TurnRow = Selectable<TurnsTable>;
 /** A turn's record as the API shows it: the shape is `@talkide/be-api`'s TurnRecord. */
 export type TurnView = TurnRecord;
 
-export function turnView(row: TurnRow): TurnView {
+/**
+ * A turn's record: the backend's row and the engine's run of it (none while it is queued, or
+ * claimed but not yet started).
+ */
+export function turnView(row: TurnRow, run?: RunRow): TurnView {
   return {
     id: row.id,
     projectId: row.project_id,
     number: row.number,
     memberId: row.member_id,
     status: row.status,
-    resumed: row.resumed,
-    sessionId: row.claude_session_id,
+    // A turn has said it resumed its session once it succeeded in it, never before.
+    resumed: row.status === "succeeded" && run?.resumed === true,
+    sessionId: run?.claude_session_id ?? null,
     sessionReset: row.session_reset,
     message: row.prompt,
     resultText: row.result_text,
@@ -33,54 +45,92 @@ export function turnView(row: TurnRow): TurnView {
       row.error_code === null
         ? null
         : { code: row.error_code, message: row.error_message ?? row.error_code },
-    costUsd: row.cost_usd,
-    cumulativeCostUsd: row.cumulative_cost_usd,
+    costUsd: run?.cost_usd ?? null,
+    cumulativeCostUsd: run?.cumulative_cost_usd ?? null,
     demoModel: row.demo_model,
-    usage: usageView(row),
-    cacheMiss: row.cache_miss === null ? null : cacheMissView(row.cache_miss),
-    sessionCacheReuse: sessionCacheReuseOf(row),
-    cliFallback: row.cli_fallback,
+    usage: run === undefined ? null : usageView(run),
+    cacheMiss:
+      run === undefined || run.cache_miss === null
+        ? null
+        : cacheMissView(run.cache_miss as StoredCacheMiss, run.cache_miss_phrase),
+    sessionCacheReuse: run === undefined ? null : sessionCacheReuseOf(run),
+    // The backend stores no other value (outcome-store.ts).
+    cliFallback: (run?.cli_fallback ?? null) as CliFallback | null,
     workspaceInstructionFiles:
       row.workspace_instruction_files === null
         ? []
         : (JSON.parse(row.workspace_instruction_files) as string[]),
-    process: row.process,
-    coldReason: row.cold_reason,
+    process: run?.process ?? null,
+    coldReason: run?.cold_reason ?? null,
     createdAt: toRfc3339(row.created_at),
     startedAt: toRfc3339OrNull(row.started_at),
     finishedAt: toRfc3339OrNull(row.finished_at),
   };
 }
 
-/** The turn's tokens: the gateway's (with the cache writes by lifetime), or an older turn's CLI figures. */
-function usageView(row: TurnRow): TurnRecord["usage"] {
-  const usage = usageFromColumns(row);
-  if (usage === null || row.cache_write_5m_tokens === null || row.cache_write_1h_tokens === null)
+/**
+ * The records of these turns, in their order, each with its run. A queued turn shows none: one
+ * its own message started may have begun its run a moment before its row says it is running.
+ */
+export async function turnViews(
+  db: Kysely<DatabaseSchema>,
+  rows: readonly TurnRow[],
+): Promise<TurnView[]> {
+  const ran = rows.filter((row) => row.status !== "queued");
+  const runs = await runsOf(
+    engineDb(db),
+    ran.map((row) => row.id),
+  );
+  return rows.map((row) => turnView(row, row.status === "queued" ? undefined : runs.get(row.id)));
+}
+
+/** One turn's record, with its run. */
+export async function turnViewOf(db: Kysely<DatabaseSchema>, row: TurnRow): Promise<TurnView> {
+  const [view] = await turnViews(db, [row]);
+  return view ?? turnView(row);
+}
+
+/** The run's tokens: the gateway's (with the cache writes by lifetime), or an older run's CLI figures. */
+function usageView(run: RunRow): TurnRecord["usage"] {
+  const usage = usageFromColumns(run);
+  if (usage === null || run.cache_write_5m_tokens === null || run.cache_write_1h_tokens === null)
     return usage;
   return {
     ...usage,
-    cacheCreation5mInputTokens: row.cache_write_5m_tokens,
-    cacheCreation1hInputTokens: row.cache_write_1h_tokens,
+    cacheCreation5mInputTokens: run.cache_write_5m_tokens,
+    cacheCreation1hInputTokens: run.cache_write_1h_tokens,
   };
 }
 
-/** `turns.cache_miss` as the API shows it (a driver may hand jsonb back as text). */
-export function cacheMissView(column: CacheMissColumn | string): CacheMiss {
-  const value = (typeof column === "string" ? JSON.parse(column) : column) as CacheMissColumn;
+/** The gateway's explanation of a turn's first cache miss, as its run stores it. */
+export interface StoredCacheMiss {
+  readonly reason: string;
+  readonly position: {
+    readonly section: string;
+    readonly index: number;
+    readonly block: number | null;
+    readonly offset: number;
+  } | null;
+  readonly gapMs: number | null;
+  readonly ttlMs: number | null;
+}
+
+/** A run's cache line as the API shows it: the gateway's explanation with the backend's phrase. */
+export function cacheMissView(miss: StoredCacheMiss, phrase: string | null): CacheMiss {
   return {
-    reason: value.reason as CacheMiss["reason"],
-    phrase: value.phrase,
+    reason: miss.reason as CacheMiss["reason"],
+    phrase,
     position:
-      value.position === null
+      miss.position === null
         ? null
         : {
-            section: value.position.section as "tools" | "system" | "messages",
-            index: value.position.index,
-            block: value.position.block,
-            offset: value.position.offset,
+            section: miss.position.section as "tools" | "system" | "messages",
+            index: miss.position.index,
+            block: miss.position.block,
+            offset: miss.position.offset,
           },
-    gapMs: value.gapMs,
-    ttlMs: value.ttlMs,
+    gapMs: miss.gapMs,
+    ttlMs: miss.ttlMs,
   };
 }
 
@@ -105,10 +155,6 @@ export async function insertQueuedTurn(
       error_code: null,
       error_message: null,
       result_text: null,
-      cost_usd: null,
-      cumulative_cost_usd: null,
-      agent_session_id: null,
-      claude_session_id: null,
       session_reset: null,
     })
     .returningAll()
@@ -142,7 +188,7 @@ export async function listTurns(
     .orderBy("number", "desc")
     .limit(options.limit);
   if (options.beforeNumber !== undefined) query = query.where("number", "<", options.beforeNumber);
-  return (await query.execute()).map(turnView);
+  return turnViews(db, await query.execute());
 }
 
 export async function getTurn(

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBanner } from "../demo.ts";
+import { runOfTurn } from "../test-support/engine-sessions.ts";
 import { api, startHarness, type Harness, type TestUser } from "../test-support/harness.ts";
 
 /**
@@ -330,6 +331,14 @@ describe("accounts a team can live with", () => {
       );
       expect(bobsTurn.body.turn.status).toBe("failed");
       expect(JSON.stringify(bobsTurn.body.turn)).toContain("member_removed");
+      expect(bobsTurn.body.turn).toMatchObject({ costUsd: 0, process: null, sessionId: null });
+      // Its run never started: failed as the turn did, having cost nothing.
+      expect(await runOfTurn(harness.service.database.db, queued.body.turn.id)).toMatchObject({
+        outcome: "failed",
+        failure_code: "member_removed",
+        process_marker: null,
+        cost_usd: 0,
+      });
       // Bob's name leaves Mara's context; his turn record still names its writer.
       const claudeMd = await api(harness, olga.token, "GET", `/v1/projects/${project}/context`);
       expect(JSON.stringify(claudeMd.body)).not.toContain('Oslovuj jako \\"Bob\\"');

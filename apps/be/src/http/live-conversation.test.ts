@@ -13,6 +13,7 @@ import {
   type Harness,
   type TestUser,
 } from "../test-support/harness.ts";
+import { runOfTurn } from "../test-support/engine-sessions.ts";
 
 interface Frame {
   readonly id: string | null;
@@ -212,6 +213,13 @@ describe("one live conversation per project", () => {
         stoppedBy: "Anna",
         resultText: "Začínám…",
       });
+      // Its run ended stopped, what it cost recorded (the fake CLI's requests cost nothing).
+      expect(await runOfTurn(harness.service.database.db, slow)).toMatchObject({
+        outcome: "stopped",
+        failure_code: null,
+        claude_session_id: null,
+        cost_usd: 0,
+      });
       const again = await api(
         harness,
         anna.token,
@@ -262,6 +270,14 @@ describe("one live conversation per project", () => {
       expect(stopped.status).toBe(202);
       const end = await annas.waitFor(finished(waiting, "stopped"));
       expect(turnOf(end)).toMatchObject({ stoppedBy: "Bob", resultText: null });
+      // Its run never started: stopped, with nothing of a process, a session or a cost.
+      expect(await runOfTurn(harness.service.database.db, waiting)).toMatchObject({
+        outcome: "stopped",
+        session_id: null,
+        process: null,
+        process_marker: null,
+        cost_usd: null,
+      });
       await annas.waitFor(finished(running, "succeeded"));
     } finally {
       delete harness.claudeEnv.FAKE_CLAUDE_SCENARIO;

@@ -4,7 +4,7 @@ import { sql, type Kysely } from "kysely";
 import type { TurnEventNotifications } from "../agent/event-notifications.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
 import { NOTE_EVENTS, withTurnContext } from "../domain/turn-context.ts";
-import { turnView } from "../domain/turns.ts";
+import { turnViews } from "../domain/turns.ts";
 import { openEventStream } from "./event-stream.ts";
 
 /**
@@ -85,7 +85,7 @@ async function turnsNow(
 ): Promise<Map<string, Turn>> {
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom("turns").selectAll().where("id", "in", ids).execute();
-  const turns = await withTurnContext(db, rows.map(turnView));
+  const turns = await withTurnContext(db, await turnViews(db, rows));
   return new Map(turns.map((turn) => [turn.id, turn]));
 }
 

@@ -20,7 +20,7 @@ import {
 import { isInvisible } from "../domain/look-alikes.ts";
 import { requireMembership } from "../domain/membership.ts";
 import { withTurnContext } from "../domain/turn-context.ts";
-import { getTurn, listTurns, turnView } from "../domain/turns.ts";
+import { getTurn, listTurns, turnView, turnViewOf } from "../domain/turns.ts";
 import { currentUser, membershipOf, type AppDependencies } from "./context.ts";
 import { parseBody } from "./problem.ts";
 import { uuidOrNull } from "../auth/tokens.ts";
@@ -280,7 +280,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
   app.get("/v1/projects/:projectId/turns/:turnId", async (request) => {
     const membership = await membershipOf(deps, request);
     const { turnId } = request.params as { turnId: string };
-    const turn = turnView(await getTurn(db, membership.project.id, turnId));
+    const turn = await turnViewOf(db, await getTurn(db, membership.project.id, turnId));
     const [withContext] = await withTurnContext(db, [turn]);
     return { turn: withContext };
   });
@@ -303,7 +303,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDependencies): voi
     const turn = await getTurn(db, membership.project.id, turnId);
     await stopTurn(db, membership, turn, deps.runner.hub.get(turn.id) !== undefined);
     const [view] = await withTurnContext(db, [
-      turnView(await getTurn(db, membership.project.id, turn.id)),
+      await turnViewOf(db, await getTurn(db, membership.project.id, turn.id)),
     ]);
     return reply.code(202).send({ turn: view });
   });

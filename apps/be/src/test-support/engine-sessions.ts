@@ -1,7 +1,7 @@
 /**
- * A project's sessions as tests see and shape them: through the turn engine's store (no test
- * writes SQL on the engine's tables), the way another instance or an earlier release would
- * have left them.
+ * A project's sessions and its turns' runs as tests see and shape them: through the turn
+ * engine's store (no test writes SQL on the engine's tables), the way another instance or an
+ * earlier release would have left them.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -17,7 +17,9 @@ import {
   openSession,
   pointOfSession,
   recordSuccess,
+  runsOf,
   startSession,
+  type RunRow,
   type SessionRow,
 } from "@talkide/turn-engine";
 import type { Kysely } from "kysely";
@@ -109,4 +111,21 @@ export async function storedSessionsAsText(db: Kysely<DatabaseSchema>): Promise<
       JSON.stringify({ session, transcript: await loadTranscript(engineDb(db), session.id) }),
     ),
   );
+}
+
+/** The engine's record of a turn's run; throws when the turn has none. */
+export async function runOfTurn(db: Kysely<DatabaseSchema>, turnId: string): Promise<RunRow> {
+  const run = (await runsOf(engineDb(db), [turnId])).get(turnId);
+  if (run === undefined) throw new Error(`turn ${turnId} has no run`);
+  return run;
+}
+
+/** The run of every stored turn, as text: what a test searches for a secret. */
+export async function storedRunsAsText(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const turns = await db.selectFrom("turns").select("id").execute();
+  const runs = await runsOf(
+    engineDb(db),
+    turns.map((turn) => turn.id),
+  );
+  return [...runs.values()].map((run) => JSON.stringify(run));
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { turnView } from "../../domain/turns.ts";
+import { turnViewOf } from "../../domain/turns.ts";
 import { openDatabase } from "../connect.ts";
 import { migrateToLatest } from "../migrate.ts";
 import { migrateBefore } from "../../test-support/earlier-schema.ts";
@@ -33,7 +33,7 @@ describe("migration 0011: a turn's tokens", () => {
 
       expect(await migrateToLatest(old.db)).toContain("0011_turn_token_usage");
       const row = await old.db.selectFrom("turns").selectAll().executeTakeFirstOrThrow();
-      expect(turnView(row)).toMatchObject({
+      expect(await turnViewOf(old.db, row)).toMatchObject({
         status: "succeeded",
         costUsd: 0.01,
         usage: null,

@@ -1,14 +1,13 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { seedPgliteDataDir } from "@talkide/service-kit/testing";
 import {
   engineDb,
   isPinnedTo,
   loadTranscript,
   pointOfSession,
+  runsOf,
   sessionById,
 } from "@talkide/turn-engine";
 import { sql } from "kysely";
@@ -16,25 +15,9 @@ import { describe, expect, it } from "vitest";
 import { openSession, releasePin } from "../../agent/session-pinning.ts";
 import { issueApiToken } from "../../auth/api-tokens.ts";
 import { sendMessage, startHarness, terminalEvent } from "../../test-support/harness.ts";
+import { databaseOfTheRelease, RELEASE } from "../../test-support/release-rows.ts";
 import { openDatabase } from "../connect.ts";
 import { migrateToLatest } from "../migrate.ts";
-import { migrateBefore } from "../../test-support/earlier-schema.ts";
-
-/**
- * Rows as the release before this migration (dbd4985) wrote them, through its API with the
- * fake CLI: project 1 has an open session of three turns whose transcript is stored in three
- * parts; project 2 an ended session (its first turn) and an open one.
- */
-interface ReleaseRows {
-  readonly tables: Record<string, readonly Record<string, unknown>[]>;
-}
-const RELEASE: ReleaseRows = JSON.parse(
-  gunzipSync(
-    readFileSync(
-      new URL("../../test-support/fixtures/be-release-rows-dbd4985.json.gz", import.meta.url),
-    ),
-  ).toString("utf8"),
-) as ReleaseRows;
 
 interface SessionFixture {
   id: string;
@@ -64,45 +47,6 @@ const transcripts = RELEASE.tables.agent_session_transcripts as unknown as Reado
   content_sha256: string;
 }>;
 
-/** In the order their references need. */
-const TABLES = [
-  "users",
-  "members",
-  "agent_sessions",
-  "turns",
-  "agent_session_transcripts",
-  "agent_session_transcript_parts",
-  "turn_events",
-] as const;
-
-/**
- * A database at migration 0016 in `dataDir` holding the release's rows; the projects'
- * workspaces moved under `workspacesDir` when given (a service runs turns in them).
- */
-async function databaseOfTheRelease(dataDir: string, workspacesDir?: string): Promise<void> {
-  await seedPgliteDataDir(dataDir);
-  const old = await openDatabase({ databaseUrl: null, dataDir });
-  try {
-    await migrateBefore(old.db, "0017");
-    const projects = (RELEASE.tables.projects ?? []).map((project) =>
-      workspacesDir === undefined
-        ? project
-        : { ...project, workspace_dir: join(workspacesDir, `project-${String(project.id)}`) },
-    );
-    const insert = async (table: string, rows: readonly Record<string, unknown>[]) => {
-      await sql`INSERT INTO ${sql.table(table)}
-        SELECT * FROM json_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)})`.execute(
-        old.db,
-      );
-    };
-    await insert("users", RELEASE.tables.users ?? []);
-    await insert("projects", projects);
-    for (const table of TABLES.slice(1)) await insert(table, RELEASE.tables[table] ?? []);
-  } finally {
-    await old.close();
-  }
-}
-
 const [openOne, ended] = [
   sessions.find((s) => s.project_id === 1 && s.ended_at === null),
   sessions.find((s) => s.ended_at !== null),
@@ -118,7 +62,12 @@ describe("migration 0017: the sessions move to the turn engine's tables", () => 
       try {
         const { db } = database;
         expect(await migrateToLatest(db)).toEqual(
-          expect.arrayContaining(["engine/0001-sessions", "0017_engine_sessions"]),
+          expect.arrayContaining([
+            "engine/0001-sessions",
+            "engine/0002-runs",
+            "0017_engine_sessions",
+            "0018_engine_runs",
+          ]),
         );
         const engine = engineDb(db);
 
@@ -168,20 +117,17 @@ describe("migration 0017: the sessions move to the turn engine's tables", () => 
         expect(endedNow?.ended_at).not.toBeNull();
         expect(endedNow?.end_reason).toBe("ended");
 
-        // The turns still reference their sessions.
-        const referenced = await db
-          .selectFrom("turns")
-          .select(["id", "agent_session_id"])
-          .orderBy("id")
-          .execute();
-        expect(referenced).toEqual(
-          [...turns]
-            .sort((a, b) => (a.id < b.id ? -1 : 1))
-            .map((t) => ({ id: t.id, agent_session_id: t.agent_session_id })),
+        // The turns' runs (migration 0018 moved them) still reference their sessions.
+        const runs = await runsOf(
+          engine,
+          turns.map((t) => t.id),
         );
-        for (const turn of referenced) {
-          if (turn.agent_session_id !== null)
-            expect(await sessionById(engine, turn.agent_session_id)).not.toBeNull();
+        expect(
+          turns.map((t) => ({ id: t.id, session_id: runs.get(t.id)?.session_id ?? null })),
+        ).toEqual(turns.map((t) => ({ id: t.id, session_id: t.agent_session_id })));
+        for (const run of runs.values()) {
+          if (run.session_id !== null)
+            expect(await sessionById(engine, run.session_id)).not.toBeNull();
         }
       } finally {
         await database.close();
