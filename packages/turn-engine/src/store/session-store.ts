@@ -13,12 +13,7 @@ import {
   type TurnTranscript,
 } from "@talkide/claude-cli";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
-import {
-  runSuccessResult,
-  runSuccessStep,
-  type RunSuccess,
-  type RunTotals,
-} from "./run-store.ts";
+import { runSuccessResult, runSuccessStep, type RunSuccess, type RunTotals } from "./run-store.ts";
 import type { EngineSessionsTable, EngineTables } from "./tables.ts";
 import { totalAfter } from "./totals.ts";
 
