@@ -29,6 +29,7 @@ export {
 export { ENGINE_MIGRATIONS } from "./store/migrations.ts";
 export type { EngineTables, RunOutcome } from "./store/tables.ts";
 export { sessionTotalAfter } from "./store/totals.ts";
+export type { HostSteps } from "./store/host-steps.ts";
 export {
   deleteRunsOf,
   finishRun,
@@ -64,7 +65,6 @@ export {
   startSession,
   transcriptParts,
   type EngineDb,
-  type HostSteps,
   type SessionFilter,
   type SessionRow,
   type SessionScope,

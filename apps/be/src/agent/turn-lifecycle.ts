@@ -324,8 +324,8 @@ function claim(services: TurnServices, turnId: string): Promise<TurnRow | undefi
  * after an unknown session, starts the same run again. Beside it, the turn's own record: the
  * workspace's instruction files, and for a turn started here its `running` status
  * (StartedHere), only from `queued`, since the statement may run after a failure was recorded
- * (on a server the two take different connections). Two statements, neither waiting for the
- * other: both are written while the CLI works.
+ * (on a server the two take different connections). One statement for both, written while the
+ * CLI works.
  */
 async function recordProcess(
   services: TurnServices,
@@ -333,23 +333,24 @@ async function recordProcess(
   attempt: BackendAttempt,
   taken: TakenProcess,
 ): Promise<void> {
-  await Promise.all([
-    startRun(engineDb(services.db), {
+  const recorded = services.db
+    .updateTable("turns")
+    .set({
+      workspace_instruction_files: JSON.stringify(attempt.instructionFiles),
+      demo_model: services.demoModel,
+      status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
+      started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
+    })
+    .where("id", "=", turn.id);
+  await startRun(
+    engineDb(services.db),
+    {
       turnId: turn.id,
       owner: projectOwner(turn.project_id),
       sessionId: attempt.session?.id ?? null,
       resumedFrom: attempt.resumedFrom,
       process: { kind: taken.kind, coldReason: taken.coldReason, marker: taken.marker },
-    }),
-    services.db
-      .updateTable("turns")
-      .set({
-        workspace_instruction_files: JSON.stringify(attempt.instructionFiles),
-        demo_model: services.demoModel,
-        status: sql<TurnRow["status"]>`CASE WHEN status = 'queued' THEN 'running' ELSE status END`,
-        started_at: sql<string>`COALESCE(started_at, clock_timestamp())`,
-      })
-      .where("id", "=", turn.id)
-      .execute(),
-  ]);
+    },
+    { steps: () => sql`recorded_turn AS (${recorded})` },
+  );
 }

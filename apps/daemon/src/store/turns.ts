@@ -18,7 +18,8 @@ import { agentOwner } from "../sessions/agent-sessions.ts";
 /**
  * A delivery's turns: the daemon's rows (`turns`: delivery, agent, conversation, attempt,
  * state, events) and the engine's runs beside them (its run store, by the turn's id: session,
- * process, failure, tokens and cost; migration 0010). Both are written in one transaction.
+ * process, failure, tokens and cost; migration 0010). Both are written together: in one
+ * statement, or one transaction.
  */
 
 /** How a turn's process started (see migration 0004). */
@@ -33,7 +34,7 @@ function inTransaction<T>(db: DaemonDb, work: (trx: DaemonDb) => Promise<T>): Pr
 }
 
 /**
- * Stores a running turn and starts its run. `process` is how its process started when that is
+ * Stores a running turn and starts its run (one statement). `process` is how its process started when that is
  * known already (a kept process, chosen before the rows are written); null when the rows must
  * exist before a process is started for it (`recordTurnProcess` follows).
  */
@@ -52,27 +53,27 @@ export async function startTurn(
   },
   process: TurnProcess | null,
 ): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await trx
-      .insertInto("turns")
-      .values({
-        id: input.id,
-        delivery_id: input.deliveryId,
-        agent_id: input.agentId,
-        conversation_id: input.conversationId,
-        attempt: input.attempt,
-        events: "[]",
-      })
-      .execute();
-    await startRun(engineDb(trx), {
+  // One statement: the engine's run and the daemon's row beside it, neither without the other.
+  const row = db.insertInto("turns").values({
+    id: input.id,
+    delivery_id: input.deliveryId,
+    agent_id: input.agentId,
+    conversation_id: input.conversationId,
+    attempt: input.attempt,
+    events: "[]",
+  });
+  await startRun(
+    engineDb(db),
+    {
       turnId: input.id,
       owner: agentOwner(input.agentId),
       sessionId: input.sessionId,
       resumedFrom: input.resumedRuntimeSessionId,
       claudeVersion: input.claudeVersion,
       process,
-    });
-  });
+    },
+    { steps: () => sql`stored_turn AS (${row})` },
+  );
 }
 
 /** How the turn's process started; stored before its message is sent (see migration 0004). */

@@ -7,6 +7,7 @@ import {
   removeDir,
 } from "@talkide/service-kit/testing";
 import { fc } from "@fast-check/vitest";
+import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ENGINE_MIGRATIONS } from "./migrations.ts";
 import {
@@ -125,6 +126,34 @@ describe.each([
       });
       expect(String(again.started_at)).toBe(String(started.started_at));
       expect(await processMarkersOf(db, ["t1", "t9"])).toEqual(["t1", "t9", "t0"]);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    "starts a run in one statement with the host's own row, or not at all",
+    async () => {
+      const db = await fresh();
+      await sql`CREATE TABLE host_turns (id text PRIMARY KEY)`.execute(db);
+      const hostRow = (id: string) => ({
+        steps: () => sql`host_turn AS (INSERT INTO host_turns (id) VALUES (${id}) RETURNING id)`,
+      });
+      await startRun(
+        db,
+        { turnId: "t1", owner: "agent:a", sessionId: null, resumedFrom: null },
+        hostRow("t1"),
+      );
+      const { rows } = await sql<{ id: string }>`SELECT id FROM host_turns`.execute(db);
+      expect(rows).toEqual([{ id: "t1" }]);
+      expect((await run(db, "t1")).outcome).toBe("running");
+      // The host's row exists already: the statement fails, and no run is written either.
+      await expect(
+        startRun(
+          db,
+          { turnId: "t2", owner: "agent:a", sessionId: null, resumedFrom: null },
+          hostRow("t1"),
+        ),
+      ).rejects.toThrow();
+      expect((await runsOf(db, ["t2"])).size).toBe(0);
     },
   );
 

@@ -5,6 +5,7 @@
  */
 import { allInputTokens, type TokenUsage } from "@talkide/claude-cli";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
+import type { HostSteps } from "./host-steps.ts";
 import { sessionTotalAfter, totalAfter } from "./totals.ts";
 import type { EngineRunsTable, EngineTables } from "./tables.ts";
 
@@ -99,10 +100,16 @@ function jsonOrNull(value: unknown): string | null {
 }
 
 /**
- * Records that a run starts. A second attempt of the same turn (the CLI no longer knew the
- * session) starts again in the same row: its session, resume point and process are replaced.
+ * Records that a run starts, in one statement with the host's own steps beside it (its turn's
+ * row, say: one round trip, and neither written without the other). A second attempt of the
+ * same turn (the CLI no longer knew the session) starts again in the same row: its session,
+ * resume point and process are replaced.
  */
-export async function startRun(db: EngineDb, start: RunStart): Promise<void> {
+export async function startRun(
+  db: EngineDb,
+  start: RunStart,
+  alongside?: HostSteps,
+): Promise<void> {
   const process = start.process ?? null;
   const values = {
     session_id: start.sessionId,
@@ -113,7 +120,7 @@ export async function startRun(db: EngineDb, start: RunStart): Promise<void> {
     cold_reason: process?.coldReason ?? null,
     process_marker: process?.marker ?? null,
   };
-  await db
+  const started = db
     .insertInto("engine_runs")
     .values({
       turn_id: start.turnId,
@@ -140,8 +147,13 @@ export async function startRun(db: EngineDb, start: RunStart): Promise<void> {
       usage_limit: null,
       ...values,
     })
-    .onConflict((conflict) => conflict.column("turn_id").doUpdateSet(values))
-    .execute();
+    .onConflict((conflict) => conflict.column("turn_id").doUpdateSet(values));
+  if (alongside === undefined) {
+    await started.execute();
+    return;
+  }
+  await sql`WITH started_run AS (${started.returning("turn_id")}), ${alongside.steps(sql``)}
+    SELECT 1`.execute(db);
 }
 
 /** How the run's process started; stored before its message is sent. */

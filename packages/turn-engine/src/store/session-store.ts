@@ -14,6 +14,7 @@ import {
 } from "@talkide/claude-cli";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { runSuccessResult, runSuccessStep, type RunSuccess, type RunTotals } from "./run-store.ts";
+import type { HostSteps } from "./host-steps.ts";
 import type { EngineSessionsTable, EngineTables } from "./tables.ts";
 import { totalAfter } from "./totals.ts";
 
@@ -240,18 +241,6 @@ export interface SessionSuccess {
   readonly transcript: TurnTranscript | null;
   /** The turn's run, ended as succeeded in the same statement (see run-store.ts). */
   readonly run?: RunSuccess | undefined;
-}
-
-/** The host's own part of a success statement. */
-export interface HostSteps {
-  /**
-   * Common table expressions (`name AS (...)`, comma separated), each narrowed by `when` (an
-   * `AND ...` condition, empty for none), so that nothing of the host's is written unless the
-   * engine's part is.
-   */
-  readonly steps: (when: RawBuilder<unknown>) => RawBuilder<unknown>;
-  /** What the statement returns of them: an expression over the steps (`host` of the result). */
-  readonly result?: RawBuilder<unknown> | undefined;
 }
 
 /** What a success statement returns: the session's total after the turn, and the host's part. */
