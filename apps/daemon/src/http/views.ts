@@ -1,7 +1,9 @@
 import type { AgentRow, DeliveryRow } from "../db/schema.ts";
 import { sessionCacheReuseOf, usageFromColumns, type SessionRow } from "@talkide/turn-engine";
 import { agentIdOf } from "../sessions/agent-sessions.ts";
-import type { TurnRecord } from "../store/turns.ts";
+import type { CliFallback } from "@talkide/claude-cli";
+import type { LimitReached, MissExplanation } from "@talkide/gateway";
+import type { ListedTurn } from "../store/turns.ts";
 
 /** The API's JSON shapes: camelCase, timestamps as ISO strings, no secrets. */
 
@@ -61,50 +63,58 @@ export function deliveryView(row: DeliveryRow, options: { readonly withPayload?:
   };
 }
 
-export function turnView(row: TurnRecord, options: { readonly withEvents?: boolean } = {}) {
+/**
+ * A turn as the API shows it: the daemon's row (delivery, attempt, state, events) and the
+ * engine's run (session, process, failure, tokens, cost), under the names the API has always
+ * used (`runtimeSessionId` is the run's CLI session, `failureReason` its failure code).
+ */
+export function turnView(
+  { turn, run }: ListedTurn,
+  options: { readonly withEvents?: boolean } = {},
+) {
   return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    sessionId: row.session_id,
-    agentId: row.agent_id,
-    conversationId: row.conversation_id,
-    attempt: row.attempt,
-    state: row.state,
-    resumed: row.resumed,
-    resumedRuntimeSessionId: row.resumed_runtime_session_id,
-    runtimeSessionId: row.runtime_session_id,
-    failureReason: row.failure_reason,
-    failureMessage: row.failure_message,
-    exitCode: row.exit_code,
+    id: turn.id,
+    deliveryId: turn.delivery_id,
+    sessionId: run?.session_id ?? null,
+    agentId: turn.agent_id,
+    conversationId: turn.conversation_id,
+    attempt: turn.attempt,
+    state: turn.state,
+    resumed: run?.resumed ?? false,
+    resumedRuntimeSessionId: run?.resumed_claude_session_id ?? null,
+    runtimeSessionId: run?.claude_session_id ?? null,
+    failureReason: run?.failure_code ?? null,
+    failureMessage: run?.failure_message ?? null,
+    exitCode: run?.exit_code ?? null,
     /** What the turn cost: the model gateway's figure (`usageSource`), failed turns too. */
-    costUsd: row.cost_usd,
+    costUsd: run?.cost_usd ?? null,
     /** The session's total with this turn: the sum of its turns' costs (never falls). */
-    cumulativeCostUsd: row.cumulative_cost_usd,
+    cumulativeCostUsd: run?.cumulative_cost_usd ?? null,
     /** The turn's tokens: uncached, cache write (both lifetimes), cache read, output. */
-    usage: usageFromColumns(row),
+    usage: run === null ? null : usageFromColumns(run),
     /** `gateway`: the provider's own figures for the turn's requests; `cli`: the CLI's report. */
-    usageSource: row.usage_source,
+    usageSource: run?.usage_source ?? null,
     /** Requests the gateway forwarded for the turn. */
-    requests: row.requests,
+    requests: run?.requests ?? null,
     /** The turn's cache writes by lifetime (their sum is `usage.cacheCreationInputTokens`). */
-    cacheWrite5mTokens: row.cache_write_5m_tokens,
-    cacheWrite1hTokens: row.cache_write_1h_tokens,
+    cacheWrite5mTokens: run?.cache_write_5m_tokens ?? null,
+    cacheWrite1hTokens: run?.cache_write_1h_tokens ?? null,
     /** Why the turn's first request missed the prompt cache (`reason`, `position`, `gapMs`, `ttlMs`). */
-    cacheMiss: row.cache_miss,
+    cacheMiss: (run?.cache_miss ?? null) as MissExplanation | null,
     /** The same in words (null for a kept prefix). */
-    cacheMissPhrase: row.cache_miss_phrase,
+    cacheMissPhrase: run?.cache_miss_phrase ?? null,
     /** The limit a request of the turn was refused over (`usage_limit_reached`). */
-    usageLimit: row.usage_limit,
+    usageLimit: (run?.usage_limit ?? null) as LimitReached | null,
     /** The session's cache reuse so far, this turn included (cache read / all input, 0..1). */
-    sessionCacheReuse: sessionCacheReuseOf(row),
+    sessionCacheReuse: run === null ? null : sessionCacheReuseOf(run),
     /** The CLI's fallback during the turn (`tool_search_off`): every later turn sends more. */
-    cliFallback: row.cli_fallback,
-    claudeVersion: row.claude_version,
-    process: row.process,
-    coldReason: row.cold_reason,
-    startedAt: iso(row.started_at),
-    finishedAt: iso(row.finished_at),
-    ...(options.withEvents === true ? { events: row.events } : {}),
+    cliFallback: (run?.cli_fallback ?? null) as CliFallback | null,
+    claudeVersion: run?.claude_version ?? null,
+    process: run?.process ?? null,
+    coldReason: run?.cold_reason ?? null,
+    startedAt: iso(turn.started_at),
+    finishedAt: iso(turn.finished_at),
+    ...(options.withEvents === true ? { events: turn.events } : {}),
   };
 }
 

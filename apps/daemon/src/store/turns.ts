@@ -1,5 +1,4 @@
-import type { CliFallback } from "@talkide/claude-cli";
-import type { LimitReached, MissExplanation } from "@talkide/gateway";
+import type { LimitReached } from "@talkide/gateway";
 import {
   engineDb,
   finishRun,
@@ -11,7 +10,7 @@ import {
   type RunRow,
 } from "@talkide/turn-engine";
 import { sql, type Selectable } from "kysely";
-import type { DaemonDb, TurnsTable, UsageSource } from "../db/schema.ts";
+import type { DaemonDb, TurnsTable } from "../db/schema.ts";
 import type { TurnAccount } from "../scheduler/turn-account.ts";
 import { agentOwner } from "../sessions/agent-sessions.ts";
 
@@ -161,106 +160,10 @@ export async function interruptTurnsOf(
   });
 }
 
-/**
- * A turn as the daemon shows it: its own row and its run's values, under the names its row had
- * up to migration 0010 (`http/views.ts` maps it to the API's JSON).
- */
-export interface TurnRecord {
-  readonly id: string;
-  readonly delivery_id: string;
-  /** The session it ran in (null only for a turn without a run, which the daemon never writes). */
-  readonly session_id: string | null;
-  readonly agent_id: string;
-  readonly conversation_id: string;
-  readonly attempt: number;
-  readonly state: Selectable<TurnsTable>["state"];
-  readonly resumed: boolean;
-  /** The runtime session this turn resumed (null for a fresh session) … */
-  readonly resumed_runtime_session_id: string | null;
-  /** … and the one it reported (from the init event). */
-  readonly runtime_session_id: string | null;
-  /** The engine's failure code and message (never the CLI's words). */
-  readonly failure_reason: string | null;
-  readonly failure_message: string | null;
-  readonly exit_code: number | null;
-  /** What the turn cost: the gateway's figure (else the CLI's, see `usage_source`). */
-  readonly cost_usd: number | null;
-  /** Its session's total with this turn (up to 0.2.x: the runtime's total). */
-  readonly cumulative_cost_usd: number | null;
-  readonly claude_version: string | null;
-  /** `warm` or `cold`; null when no process was started. */
-  readonly process: "warm" | "cold" | null;
-  /** Why a cold turn did not run in the conversation's kept process; null otherwise. */
-  readonly cold_reason: string | null;
-  /** The turn marker its processes carry: the id of the turn that started them. */
-  readonly process_marker: string | null;
-  /** The turn's tokens as reported; null when none. */
-  readonly input_tokens: number | null;
-  readonly cache_creation_input_tokens: number | null;
-  readonly cache_read_input_tokens: number | null;
-  readonly output_tokens: number | null;
-  /** The session's input tokens (all kinds) and cache reads so far, this turn included (bigint). */
-  readonly session_input_tokens: string | number | null;
-  readonly session_cache_read_tokens: string | number | null;
-  /** The CLI's fallback during the turn that makes the session's later requests heavier. */
-  readonly cli_fallback: CliFallback | null;
-  /** `gateway`: the provider's usage of the turn's requests; `cli`: the CLI's report. */
-  readonly usage_source: UsageSource | null;
-  /** Requests the gateway forwarded for the turn. */
-  readonly requests: number | null;
-  /** The turn's cache writes by lifetime; their sum is `cache_creation_input_tokens`. */
-  readonly cache_write_5m_tokens: number | null;
-  readonly cache_write_1h_tokens: number | null;
-  /** Why the turn's first request missed the prompt cache, and the daemon's words for it. */
-  readonly cache_miss: MissExplanation | null;
-  readonly cache_miss_phrase: string | null;
-  /** The limit the gateway refused a request of the turn over. */
-  readonly usage_limit: LimitReached | null;
-  readonly events: unknown[];
-  readonly started_at: Date;
-  readonly finished_at: Date | null;
-}
-
-/** The turn's row with its run's values (a turn without a run shows none). */
-function turnRecord(turn: Selectable<TurnsTable>, run: RunRow | undefined): TurnRecord {
-  return {
-    id: turn.id,
-    delivery_id: turn.delivery_id,
-    session_id: run?.session_id ?? null,
-    agent_id: turn.agent_id,
-    conversation_id: turn.conversation_id,
-    attempt: turn.attempt,
-    state: turn.state,
-    resumed: run?.resumed ?? false,
-    resumed_runtime_session_id: run?.resumed_claude_session_id ?? null,
-    runtime_session_id: run?.claude_session_id ?? null,
-    failure_reason: run?.failure_code ?? null,
-    failure_message: run?.failure_message ?? null,
-    exit_code: run?.exit_code ?? null,
-    cost_usd: run?.cost_usd ?? null,
-    cumulative_cost_usd: run?.cumulative_cost_usd ?? null,
-    claude_version: run?.claude_version ?? null,
-    process: run?.process ?? null,
-    cold_reason: run?.cold_reason ?? null,
-    process_marker: run?.process_marker ?? null,
-    input_tokens: run?.input_tokens ?? null,
-    cache_creation_input_tokens: run?.cache_creation_input_tokens ?? null,
-    cache_read_input_tokens: run?.cache_read_input_tokens ?? null,
-    output_tokens: run?.output_tokens ?? null,
-    session_input_tokens: run?.session_input_tokens ?? null,
-    session_cache_read_tokens: run?.session_cache_read_tokens ?? null,
-    cli_fallback: (run?.cli_fallback ?? null) as CliFallback | null,
-    usage_source: run?.usage_source ?? null,
-    requests: run?.requests ?? null,
-    cache_write_5m_tokens: run?.cache_write_5m_tokens ?? null,
-    cache_write_1h_tokens: run?.cache_write_1h_tokens ?? null,
-    cache_miss: (run?.cache_miss ?? null) as MissExplanation | null,
-    cache_miss_phrase: run?.cache_miss_phrase ?? null,
-    usage_limit: (run?.usage_limit ?? null) as LimitReached | null,
-    events: turn.events,
-    started_at: turn.started_at,
-    finished_at: turn.finished_at,
-  };
+/** A turn of the list: the daemon's row and its run (none only for a turn the daemon never wrote). */
+export interface ListedTurn {
+  readonly turn: Selectable<TurnsTable>;
+  readonly run: RunRow | null;
 }
 
 export interface TurnFilter {
@@ -273,7 +176,7 @@ export interface TurnFilter {
 }
 
 /** Newest first. */
-export async function listTurns(db: DaemonDb, filter: TurnFilter): Promise<readonly TurnRecord[]> {
+export async function listTurns(db: DaemonDb, filter: TurnFilter): Promise<readonly ListedTurn[]> {
   let q = db.selectFrom("turns").selectAll();
   if (filter.agentId !== undefined) q = q.where("agent_id", "=", filter.agentId);
   if (filter.deliveryId !== undefined) q = q.where("delivery_id", "=", filter.deliveryId);
@@ -288,7 +191,8 @@ export async function listTurns(db: DaemonDb, filter: TurnFilter): Promise<reado
     engineDb(db),
     rows.map((row) => row.id),
   );
-  return rows.map((row) =>
-    turnRecord(filter.withEvents === true ? row : { ...row, events: [] }, runs.get(row.id)),
-  );
+  return rows.map((row) => ({
+    turn: filter.withEvents === true ? row : { ...row, events: [] },
+    run: runs.get(row.id) ?? null,
+  }));
 }

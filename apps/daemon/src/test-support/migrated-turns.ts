@@ -1,4 +1,11 @@
-import { engineDb, runsOf } from "@talkide/turn-engine";
+import {
+  engineDb,
+  runsOf,
+  sessionCacheReuseOf,
+  usageFromColumns,
+  type SessionUsageColumns,
+  type UsageColumns,
+} from "@talkide/turn-engine";
 import { sql, type Kysely } from "kysely";
 import { expect } from "vitest";
 
@@ -65,3 +72,51 @@ export async function expectRunsHoldTheirTurns<DB>(
     });
   }
 }
+
+/**
+ * What the API showed of a turn's 0009 row: the daemon's turn view as it was then (a frozen
+ * copy, so that the view of the migrated turn is compared with the release's, not with itself).
+ */
+export function viewAt0009(row: Record<string, unknown>): TurnViewAt0009 {
+  const iso = (d: unknown) => (d === null ? null : new Date(d as string).toISOString());
+  return JSON.parse(
+    JSON.stringify({
+      id: row["id"],
+      deliveryId: row["delivery_id"],
+      sessionId: row["session_id"],
+      agentId: row["agent_id"],
+      conversationId: row["conversation_id"],
+      attempt: row["attempt"],
+      state: row["state"],
+      resumed: row["resumed"],
+      resumedRuntimeSessionId: row["resumed_runtime_session_id"],
+      runtimeSessionId: row["runtime_session_id"],
+      failureReason: row["failure_reason"],
+      failureMessage: row["failure_message"],
+      exitCode: row["exit_code"],
+      costUsd: row["cost_usd"],
+      cumulativeCostUsd: row["cumulative_cost_usd"],
+      usage: usageFromColumns(row as unknown as UsageColumns),
+      usageSource: row["usage_source"],
+      requests: row["requests"],
+      cacheWrite5mTokens: row["cache_write_5m_tokens"],
+      cacheWrite1hTokens: row["cache_write_1h_tokens"],
+      cacheMiss: row["cache_miss"],
+      cacheMissPhrase: row["cache_miss_phrase"],
+      usageLimit: row["usage_limit"],
+      sessionCacheReuse: sessionCacheReuseOf(row as unknown as SessionUsageColumns),
+      cliFallback: row["cli_fallback"],
+      claudeVersion: row["claude_version"],
+      process: row["process"],
+      coldReason: row["cold_reason"],
+      startedAt: iso(row["started_at"]),
+      finishedAt: iso(row["finished_at"]),
+    }),
+  ) as TurnViewAt0009;
+}
+
+/** A turn's JSON as the API gave it at 0009 (the ids the tests filter by, and the rest). */
+export type TurnViewAt0009 = Record<string, unknown> & {
+  readonly sessionId: string;
+  readonly deliveryId: string;
+};

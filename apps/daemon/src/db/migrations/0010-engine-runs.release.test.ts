@@ -2,12 +2,15 @@ import { allInputTokens } from "@talkide/claude-cli";
 import { createLogger } from "@talkide/service-kit";
 import { chooseSession, engineDb, pinnedTo, runsOf, sessionById } from "@talkide/turn-engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { turnView, type TurnView } from "../../http/views.ts";
-import type { TurnRecord } from "../../store/turns.ts";
 import { makeDelivery, removeDir, type TestDaemon } from "../../test-support/harness.ts";
 import { migrateDaemonBefore, startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
 import { insertReleaseRows, releaseRows } from "../../test-support/release-rows.ts";
-import { expectRunsHoldTheirTurns, turnsAsListed } from "../../test-support/migrated-turns.ts";
+import {
+  expectRunsHoldTheirTurns,
+  turnsAsListed,
+  viewAt0009,
+  type TurnViewAt0009,
+} from "../../test-support/migrated-turns.ts";
 
 // Migration 0010 on the rows the release at dbd4985 really wrote (`release-rows.ts`), migrated
 // to 0009 first as a daemon of the release before this one left them: every turn's run is the
@@ -33,7 +36,7 @@ describe("migration 0010 on the rows the release at dbd4985 wrote", () => {
   };
   /** The turns' rows at 0009, newest first, and the daemon's JSON of them then. */
   let before: readonly Record<string, unknown>[] = [];
-  let listed: readonly TurnView[] = [];
+  let listed: readonly TurnViewAt0009[] = [];
 
   beforeAll(async () => {
     ({ td, dir } = await startOnEarlierSchema({
@@ -47,7 +50,7 @@ describe("migration 0010 on the rows the release at dbd4985 wrote", () => {
         ]);
         before = await turnsAsListed(db);
         // What GET /v1/turns answered at 0009: its rows, through the same view.
-        listed = before.map((row) => turnView(row as unknown as TurnRecord));
+        listed = before.map(viewAt0009);
       },
       logger: createLogger("t", "error"),
     }));
@@ -65,7 +68,7 @@ describe("migration 0010 on the rows the release at dbd4985 wrote", () => {
 
   it("lists every turn as the daemon did before: all of them, by session and by delivery", async () => {
     const api = running().api;
-    const json = (views: readonly TurnView[]) => JSON.parse(JSON.stringify(views)) as unknown;
+    const json = (views: readonly TurnViewAt0009[]) => views;
     expect(await api.turns("&agentId=ava")).toEqual(json(listed));
     for (const sessionId of new Set(listed.map((turn) => turn.sessionId)))
       expect(await api.turns(`&sessionId=${sessionId}`)).toEqual(

@@ -3,13 +3,16 @@ import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import { engineDb, runsOf, startSession } from "@talkide/turn-engine";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { turnView, type TurnView } from "../../http/views.ts";
 import { conversationScope } from "../../sessions/agent-sessions.ts";
 import { abandonDelivery } from "../../store/deliveries.ts";
-import type { TurnRecord } from "../../store/turns.ts";
 import { removeDir, type TestDaemon } from "../../test-support/harness.ts";
 import { startOnEarlierSchema } from "../../test-support/earlier-schema.ts";
-import { expectRunsHoldTheirTurns, turnsAsListed } from "../../test-support/migrated-turns.ts";
+import {
+  expectRunsHoldTheirTurns,
+  turnsAsListed,
+  viewAt0009,
+  type TurnViewAt0009,
+} from "../../test-support/migrated-turns.ts";
 
 // A database as daemon/0009 leaves it, with turns of every state the daemon writes (and one of
 // 0.2.x, before processes and figures were recorded): migrated by a daemon of this release,
@@ -44,7 +47,7 @@ describe.each([
   let td: TestDaemon;
   /** The turns' rows at 0009, newest first, and the daemon's JSON of them then. */
   let before: readonly Record<string, unknown>[] = [];
-  let listed: readonly TurnView[] = [];
+  let listed: readonly TurnViewAt0009[] = [];
 
   beforeAll(async () => {
     if (!backend.available) return;
@@ -130,7 +133,7 @@ describe.each([
           '2.1.337', 'warm', NULL, ${T_DONE}, '[]', '2026-05-01T13:00:00Z')`.execute(db);
         before = await turnsAsListed(db);
         // What GET /v1/turns answered at 0009: its rows, through the same view.
-        listed = before.map((row) => turnView(row as unknown as TurnRecord));
+        listed = before.map(viewAt0009);
       },
     }));
   });
@@ -156,7 +159,7 @@ describe.each([
   it.skipIf(!backend.available)(
     "lists every turn as the daemon did before: all of them, by session and by delivery",
     async () => {
-      const json = (views: readonly TurnView[]) => JSON.parse(JSON.stringify(views)) as unknown;
+      const json = (views: readonly TurnViewAt0009[]) => views;
       expect(await td.api.turns("&agentId=ava")).toEqual(json(listed));
       expect(await td.api.turns(`&sessionId=${LIVE}`)).toEqual(
         json(listed.filter((turn) => turn.sessionId === LIVE)),
