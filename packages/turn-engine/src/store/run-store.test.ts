@@ -1,15 +1,9 @@
 import { wholeTurnTranscript } from "@talkide/claude-cli";
-import { migrateToLatest, openDatabase } from "@talkide/service-kit";
-import {
-  makeTempDir,
-  pgliteBackend,
-  postgresBackend,
-  removeDir,
-} from "@talkide/service-kit/testing";
+import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import { fc } from "@fast-check/vitest";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ENGINE_MIGRATIONS } from "./migrations.ts";
+import { describe, expect, it } from "vitest";
+import { freshEngineDbs } from "../test-support/engine-db.ts";
 import {
   deleteRunsOf,
   finishRun,
@@ -22,7 +16,6 @@ import {
 } from "./run-store.ts";
 import {
   deleteSessionsOf,
-  engineDb,
   recordSuccess,
   sessionById,
   startSession,
@@ -52,30 +45,7 @@ describe.each([
   { backend: pgliteBackend() },
   { backend: postgresBackend("The turn engine's run store suite") },
 ])("the engine's runs on $backend.name", ({ backend }) => {
-  const opened: { database: Awaited<ReturnType<typeof openDatabase>>; dir: string }[] = [];
-  beforeAll(async () => {
-    if (backend.available) await backend.setup();
-  });
-  afterEach(async () => {
-    for (const { database, dir } of opened.splice(0)) {
-      await database.close();
-      await removeDir(dir);
-    }
-  });
-  afterAll(async () => {
-    if (backend.available) await backend.teardown();
-  });
-
-  async function fresh(): Promise<EngineDb> {
-    const dir = await makeTempDir("talkide-engine-runs-");
-    const database = await openDatabase<unknown>({
-      databaseUrl: await backend.newDatabase(),
-      dataDir: dir,
-    });
-    opened.push({ database, dir });
-    await migrateToLatest(database.db, [ENGINE_MIGRATIONS]);
-    return engineDb(database.db);
-  }
+  const fresh = freshEngineDbs(backend, "talkide-engine-runs-");
 
   const run = async (db: EngineDb, turnId: string) => {
     const row = (await runsOf(db, [turnId])).get(turnId);

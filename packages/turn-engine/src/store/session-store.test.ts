@@ -1,21 +1,14 @@
 import { wholeTurnTranscript } from "@talkide/claude-cli";
-import { migrateToLatest, openDatabase } from "@talkide/service-kit";
-import {
-  makeTempDir,
-  pgliteBackend,
-  postgresBackend,
-  removeDir,
-} from "@talkide/service-kit/testing";
+import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import { fc } from "@fast-check/vitest";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ENGINE_MIGRATIONS } from "./migrations.ts";
+import { describe, expect, it } from "vitest";
+import { freshEngineDbs } from "../test-support/engine-db.ts";
 import {
   chargeSession,
   deleteSessionsOf,
   endSession,
   endSessionsOf,
-  engineDb,
   lastEndReason,
   listSessions,
   loadTranscript,
@@ -25,7 +18,6 @@ import {
   repinSession,
   sessionPoints,
   startSession,
-  type EngineDb,
 } from "./session-store.ts";
 import { sessionTotalAfter } from "./totals.ts";
 
@@ -38,30 +30,7 @@ describe.each([
   { backend: pgliteBackend() },
   { backend: postgresBackend("The turn engine's store suite") },
 ])("the engine's store on $backend.name", ({ backend }) => {
-  const opened: { database: Awaited<ReturnType<typeof openDatabase>>; dir: string }[] = [];
-  beforeAll(async () => {
-    if (backend.available) await backend.setup();
-  });
-  afterEach(async () => {
-    for (const { database, dir } of opened.splice(0)) {
-      await database.close();
-      await removeDir(dir);
-    }
-  });
-  afterAll(async () => {
-    if (backend.available) await backend.teardown();
-  });
-
-  async function fresh(): Promise<EngineDb> {
-    const dir = await makeTempDir("talkide-engine-store-");
-    const database = await openDatabase<unknown>({
-      databaseUrl: await backend.newDatabase(),
-      dataDir: dir,
-    });
-    opened.push({ database, dir });
-    await migrateToLatest(database.db, [ENGINE_MIGRATIONS]);
-    return engineDb(database.db);
-  }
+  const fresh = freshEngineDbs(backend, "talkide-engine-store-");
   const scope = { scope: "agent:a/conversation:c", owner: "agent:a", conversation: "c" };
 
   it.skipIf(!backend.available)(

@@ -1,6 +1,7 @@
 import { wholeTurnTranscript, type RuntimeTranscript } from "@talkide/claude-cli";
 import { migrateToLatest, openDatabase } from "@talkide/service-kit";
-import { makeTempDir, removeDir } from "@talkide/service-kit/testing";
+import { makeTempDir, removeDir, type Backend } from "@talkide/service-kit/testing";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { ENGINE_MIGRATIONS } from "../store/migrations.ts";
 import {
   engineDb,
@@ -16,8 +17,11 @@ export interface EngineTestDb {
 }
 
 /** The engine's tables in an embedded database of their own (or a server's, given its URL). */
-export async function openEngineTestDb(databaseUrl: string | null = null): Promise<EngineTestDb> {
-  const dir = await makeTempDir("talkide-engine-db-");
+export async function openEngineTestDb(
+  databaseUrl: string | null = null,
+  prefix = "talkide-engine-db-",
+): Promise<EngineTestDb> {
+  const dir = await makeTempDir(prefix);
   const database = await openDatabase<unknown>({ databaseUrl, dataDir: dir });
   await migrateToLatest(database.db, [ENGINE_MIGRATIONS]);
   return {
@@ -26,6 +30,29 @@ export async function openEngineTestDb(databaseUrl: string | null = null): Promi
       await database.close();
       await removeDir(dir);
     },
+  };
+}
+
+/**
+ * Registers a suite's hooks for `backend` (set up before, torn down after, every database
+ * opened by a test closed after it) and returns the function that opens a fresh database with
+ * the engine's tables.
+ */
+export function freshEngineDbs(backend: Backend, prefix: string): () => Promise<EngineDb> {
+  const opened: EngineTestDb[] = [];
+  beforeAll(async () => {
+    if (backend.available) await backend.setup();
+  });
+  afterEach(async () => {
+    for (const database of opened.splice(0)) await database.close();
+  });
+  afterAll(async () => {
+    if (backend.available) await backend.teardown();
+  });
+  return async () => {
+    const database = await openEngineTestDb(await backend.newDatabase(), prefix);
+    opened.push(database);
+    return database.db;
   };
 }
 
