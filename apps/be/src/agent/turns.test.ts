@@ -25,10 +25,12 @@ import {
   type Harness,
   type TestUser,
 } from "../test-support/harness.ts";
+import { openDatabase } from "../db/connect.ts";
 import {
   openProjectSession,
   pinToEarlierRelease,
   projectSessions,
+  runOfTurn,
 } from "../test-support/engine-sessions.ts";
 
 interface Created {
@@ -778,6 +780,18 @@ describe("turns with the fake claude", () => {
     // its stream ends without a terminal event, and the client reconnects with Last-Event-ID.
     expect(waited.events.map((event) => event.event)).toEqual(["turn.queued"]);
     await closing;
+    // The turn failed; its run was interrupted (its host stopped), as a daemon's is.
+    const { turnId } = terminalEvent(ran.events).data as { turnId: string };
+    const stopped = await openDatabase({ databaseUrl: null, dataDir: service.harness.dataDir });
+    try {
+      expect(await runOfTurn(stopped.db, turnId)).toMatchObject({
+        outcome: "interrupted",
+        failure_code: "turn_aborted",
+        finished_at: expect.anything() as unknown,
+      });
+    } finally {
+      await stopped.close();
+    }
   });
 });
 
