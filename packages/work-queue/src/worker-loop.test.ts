@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
-import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { killHolderWhileRunning, until } from "./test-support/killed-holder.ts";
 import {
   type InstanceDatabase,
   releaseSharedResources,
@@ -17,22 +14,6 @@ interface Payload {
 }
 
 const LEASE = QUEUE_POLICY.minLeaseSeconds;
-
-/** Resolves once `check` holds; a minute without it fails the test there. */
-function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (check()) {
-        clearInterval(timer);
-        resolve();
-      } else if (Date.now() > deadline) {
-        clearInterval(timer);
-        reject(new Error(`still not so after a minute: ${check.toString()}`));
-      }
-    }, 10);
-  });
-}
 
 async function openQueue(database: InstanceDatabase): Promise<WorkQueue<Payload>> {
   return WorkQueue.open<Payload>({
@@ -185,23 +166,7 @@ describe("worker loop on PGlite", () => {
     await enqueue(before, "k", "orphaned");
     await before.close();
     await setup.close();
-    const holder = spawn(
-      process.execPath,
-      [
-        ...NODE_FROM_SOURCE,
-        fileURLToPath(new URL("./test-support/lease-holder.ts", import.meta.url)),
-        "embedded",
-        shared.location,
-        "loop",
-        String(LEASE),
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let output = "";
-    holder.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await until(() => output.includes("running orphaned"));
-    holder.kill("SIGKILL");
-    await once(holder, "exit");
+    await killHolderWhileRunning(shared, "loop", LEASE);
 
     const database = await shared.open();
     const queue = await openQueue(database);

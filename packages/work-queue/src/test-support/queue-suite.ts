@@ -1,9 +1,6 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
-import { NODE_FROM_SOURCE } from "@talkide/service-kit/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { killHolderWhileRunning, until } from "./killed-holder.ts";
 import {
   type DatabaseKind,
   type InstanceDatabase,
@@ -33,27 +30,6 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/**
- * Resolves once `check` holds; a minute without it fails the test there, not at its timeout.
- * Checked every 10 ms: the checks read this process's memory, and a lease test waits out a
- * lease here (about 13 s), where a 1 ms timer woke the worker a thousand times a second.
- */
-function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (check()) {
-        clearInterval(timer);
-        resolve();
-      } else if (Date.now() > deadline) {
-        clearInterval(timer);
-        reject(new Error(`still not so after a minute: ${check.toString()}`));
-      }
-    }, 10);
-  });
-}
-
-/** Enqueues `label` on `key`; the "row" the caller writes in the same transaction is its label. */
 function enqueue(
   queue: WorkQueue<Payload>,
   key: string,
@@ -109,24 +85,12 @@ async function killHolderMidJob(
   const setup = await openInstance(shared, "turns");
   if (how === "fetched") await enqueue(setup.queue, "project:1", "orphaned");
   await closeAll([setup]);
-  const holder = spawn(
-    process.execPath,
-    [
-      ...NODE_FROM_SOURCE,
-      fileURLToPath(new URL("./lease-holder.ts", import.meta.url)),
-      shared.kind,
-      shared.location,
-      "turns",
-      String(LEASE),
-      ...(how === "fetched" ? [] : ["run-here", "project:1", "orphaned"]),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+  await killHolderWhileRunning(
+    shared,
+    "turns",
+    LEASE,
+    how === "fetched" ? [] : ["run-here", "project:1", "orphaned"],
   );
-  let output = "";
-  holder.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await until(() => output.includes("running orphaned"));
-  holder.kill("SIGKILL");
-  await once(holder, "exit");
   const after = await openInstance(shared, "turns");
   await enqueue(after.queue, "project:1", "next");
   await closeAll([after]);
