@@ -1,4 +1,4 @@
-import { wholeTurnTranscript } from "@talkide/claude-cli";
+import { wholeTurnTranscript, type TurnTranscript } from "@talkide/claude-cli";
 import { pgliteBackend, postgresBackend } from "@talkide/service-kit/testing";
 import { fc } from "@fast-check/vitest";
 import { sql } from "kysely";
@@ -46,6 +46,31 @@ describe.each([
   { backend: postgresBackend("The turn engine's run store suite") },
 ])("the engine's runs on $backend.name", ({ backend }) => {
   const fresh = freshEngineDbs(backend, "talkide-engine-runs-");
+
+  /** A success of `turnId` in `sessionId` that cost `costUsd`, ending its run with `run`'s figures. */
+  const succeed = (
+    db: EngineDb,
+    sessionId: string,
+    turnId: string,
+    costUsd: number,
+    run: { readonly figures?: RunFigures; readonly transcript?: TurnTranscript } = {},
+  ) =>
+    recordSuccess(
+      db,
+      {},
+      {
+        sessionId,
+        turnId,
+        point: { id: RT1, at: turnId },
+        costUsd,
+        transcript: run.transcript ?? null,
+        run: { figures: run.figures ?? figures(costUsd), cliFallback: null, exitCode: 0 },
+      },
+    );
+
+  /** A run that starts in `sessionId`, afresh, with nothing else known yet. */
+  const begin = (db: EngineDb, turnId: string, sessionId: string | null, owner = "agent:a") =>
+    startRun(db, { turnId, owner, sessionId, resumedFrom: null });
 
   const run = async (db: EngineDb, turnId: string) => {
     const row = (await runsOf(db, [turnId])).get(turnId);
@@ -132,12 +157,7 @@ describe.each([
     async () => {
       const db = await fresh();
       const session = await startSession(db, scope, "v1");
-      await startRun(db, {
-        turnId: "t1",
-        owner: "agent:a",
-        sessionId: session.id,
-        resumedFrom: null,
-      });
+      await begin(db, "t1", session.id);
       const failed = await finishRun(db, {
         turnId: "t1",
         owner: "agent:a",
@@ -196,32 +216,24 @@ describe.each([
     async () => {
       const db = await fresh();
       const session = await startSession(db, scope, "v1");
-      const succeed = async (turnId: string, costUsd: number, input: number, read: number) => {
-        await startRun(db, { turnId, owner: "agent:a", sessionId: session.id, resumedFrom: null });
-        return recordSuccess(
-          db,
-          {},
-          {
-            sessionId: session.id,
-            turnId,
-            point: { id: RT1, at: turnId },
-            costUsd,
-            transcript: wholeTurnTranscript({
-              sessionId: RT1,
-              projectDir: "-ws",
-              content: `${turnId}\n`,
-            }),
-            run: { figures: figures(costUsd, input, read), cliFallback: null, exitCode: 0 },
-          },
-        );
+      const succeedIn = async (turnId: string, costUsd: number, input: number, read: number) => {
+        await begin(db, turnId, session.id);
+        return succeed(db, session.id, turnId, costUsd, {
+          figures: figures(costUsd, input, read),
+          transcript: wholeTurnTranscript({
+            sessionId: RT1,
+            projectDir: "-ws",
+            content: `${turnId}\n`,
+          }),
+        });
       };
-      const one = await succeed("t1", 0.25, 10, 0);
+      const one = await succeedIn("t1", 0.25, 10, 0);
       expect(one.run).toEqual({
         sessionInputTokens: 15,
         sessionCacheReadTokens: 0,
         cumulativeCostUsd: 0.25,
       });
-      const two = await succeed("t2", 0.5, 3, 20);
+      const two = await succeedIn("t2", 0.5, 3, 20);
       expect(two.run).toEqual({
         sessionInputTokens: 15 + 28,
         sessionCacheReadTokens: 20,
@@ -238,18 +250,7 @@ describe.each([
         requests: 2,
       });
       // A success without a running run of that turn records the session and nothing else.
-      const without = await recordSuccess(
-        db,
-        {},
-        {
-          sessionId: session.id,
-          turnId: "t3",
-          point: { id: RT1, at: "t3" },
-          costUsd: 0.25,
-          transcript: null,
-          run: { figures: figures(0.25), cliFallback: null },
-        },
-      );
+      const without = await succeed(db, session.id, "t3", 0.25);
       expect(without).toMatchObject({ total: 1, run: null });
     },
   );
@@ -259,12 +260,7 @@ describe.each([
     async () => {
       const db = await fresh();
       const session = await startSession(db, scope, "v1");
-      await startRun(db, {
-        turnId: "t1",
-        owner: "agent:a",
-        sessionId: session.id,
-        resumedFrom: null,
-      });
+      await begin(db, "t1", session.id);
       await finishRun(db, {
         turnId: "t2",
         owner: "agent:a",
@@ -340,25 +336,9 @@ describe.each([
             for (const [i, step] of runs.entries()) {
               const turnId = `p${n}-${i}`;
               const costUsd = step.cents / 100;
-              await startRun(db, {
-                turnId,
-                owner: `o${n}`,
-                sessionId: session.id,
-                resumedFrom: null,
-              });
+              await begin(db, turnId, session.id, `o${n}`);
               if (step.succeeded) {
-                await recordSuccess(
-                  db,
-                  {},
-                  {
-                    sessionId: session.id,
-                    turnId,
-                    point: { id: RT1, at: turnId },
-                    costUsd,
-                    transcript: null,
-                    run: { figures: figures(costUsd), cliFallback: null },
-                  },
-                );
+                await succeed(db, session.id, turnId, costUsd);
               } else {
                 await finishRun(db, {
                   turnId,
