@@ -21,14 +21,12 @@ export type { TurnOutcome } from "./turn-outcome.ts";
 export type { ColdStart, ProcessCredential, TakenProcess } from "./process.ts";
 export {
   sessionCacheReuseOf,
-  usageColumns,
   usageFromColumns,
   type SessionUsageColumns,
   type UsageColumns,
 } from "./usage-columns.ts";
 export { ENGINE_MIGRATIONS } from "./store/migrations.ts";
 export type { EngineTables, RunOutcome } from "./store/tables.ts";
-export { sessionTotalAfter } from "./store/totals.ts";
 export type { HostSteps } from "./store/host-steps.ts";
 export {
   deleteRunsOf,
@@ -48,7 +46,6 @@ export {
   type RunTotals,
 } from "./store/run-store.ts";
 export {
-  chargeSession,
   deleteSessionsOf,
   endSession,
   endSessionsOf,

@@ -1,9 +1,9 @@
 import { cacheReuse, type TokenUsage } from "@talkide/claude-cli";
 
 /**
- * How both hosts store a turn's tokens: four nullable integer columns on the turn's row, and
- * the session's running totals as of that turn (bigint, so a driver may read them as decimal
- * strings). One shape, so the backend and the daemon read and write them the same way.
+ * How a run's tokens are stored (`engine_runs`): four nullable integer columns, and the
+ * session's running totals as of that run (bigint, so a driver may read them as decimal
+ * strings). One shape, written by the run store and read by both hosts' views.
  */
 export interface UsageColumns {
   readonly input_tokens: number | null;

@@ -5,6 +5,7 @@
  */
 import { allInputTokens, type TokenUsage } from "@talkide/claude-cli";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
+import { usageColumns } from "../usage-columns.ts";
 import type { HostSteps } from "./host-steps.ts";
 import { sessionTotalAfter, totalAfter } from "./totals.ts";
 import type { EngineRunsTable, EngineTables } from "./tables.ts";
@@ -79,13 +80,9 @@ export interface RunEnded {
 
 /** The columns of a run's figures. */
 function figureColumns(figures: RunFigures) {
-  const { usage } = figures;
   return {
     cost_usd: figures.costUsd,
-    input_tokens: usage?.inputTokens ?? null,
-    cache_creation_input_tokens: usage?.cacheCreationInputTokens ?? null,
-    cache_read_input_tokens: usage?.cacheReadInputTokens ?? null,
-    output_tokens: usage?.outputTokens ?? null,
+    ...usageColumns(figures.usage),
     usage_source: figures.source ?? null,
     requests: figures.requests ?? null,
     cache_write_5m_tokens: figures.cacheWrite5mTokens,

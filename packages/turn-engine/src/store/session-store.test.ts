@@ -5,7 +5,6 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { freshEngineDbs } from "../test-support/engine-db.ts";
 import {
-  chargeSession,
   deleteSessionsOf,
   endSession,
   endSessionsOf,
@@ -173,8 +172,6 @@ describe.each([
       expect(await endSession(db, first.id, "unknown_session")).toBe(false);
       expect(await lastEndReason(db, scope.scope)).toBe("standing_prompt_changed");
       const second = await startSession(db, scope, "v3");
-      expect(await chargeSession(db, second.id, 0.5)).toBe(0.5);
-      expect(await chargeSession(db, second.id, null)).toBe(0.5);
       const other = await startSession(
         db,
         { scope: "agent:a/conversation:d", owner: "agent:a", conversation: "d" },

@@ -212,24 +212,6 @@ export async function sessionPoints(
   );
 }
 
-/** Charges a turn that did not succeed to its session; returns the session's total after it. */
-export async function chargeSession(
-  db: EngineDb,
-  sessionId: string,
-  costUsd: number | null,
-): Promise<number | null> {
-  const row = await db
-    .updateTable("engine_sessions")
-    .set({
-      cumulative_cost_usd: totalAfter(sql.ref("cumulative_cost_usd"), costUsd),
-      updated_at: sql`clock_timestamp()`,
-    })
-    .where("id", "=", sessionId)
-    .returning("cumulative_cost_usd")
-    .executeTakeFirst();
-  return row?.cumulative_cost_usd ?? null;
-}
-
 /** A successful turn, as the engine stores it. */
 export interface SessionSuccess {
   readonly sessionId: string;
