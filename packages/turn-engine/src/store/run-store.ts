@@ -122,26 +122,6 @@ export async function startRun(
     .values({
       turn_id: start.turnId,
       owner: start.owner,
-      claude_session_id: null,
-      failure_code: null,
-      failure_message: null,
-      exit_code: null,
-      usage_source: null,
-      requests: null,
-      input_tokens: null,
-      cache_creation_input_tokens: null,
-      cache_read_input_tokens: null,
-      output_tokens: null,
-      cache_write_5m_tokens: null,
-      cache_write_1h_tokens: null,
-      session_input_tokens: null,
-      session_cache_read_tokens: null,
-      cost_usd: null,
-      cumulative_cost_usd: null,
-      cache_miss: null,
-      cache_miss_phrase: null,
-      cli_fallback: null,
-      usage_limit: null,
       ...values,
     })
     .onConflict((conflict) => conflict.column("turn_id").doUpdateSet(values));
@@ -199,7 +179,7 @@ export async function finishRun(db: EngineDb, end: RunEnd): Promise<RunEnded> {
     .onConflict((conflict) =>
       conflict.column("turn_id").doUpdateSet(ending).where("engine_runs.outcome", "=", "running"),
     )
-    .returning(["turn_id", "cumulative_cost_usd"]);
+    .returning("turn_id");
   const { rows } = await sql<{ ended: boolean; total: number | null }>`
     WITH ended AS (${ended}),
     charged AS (
