@@ -17,11 +17,6 @@ import { type ClaudeSettings, MARA_DISALLOWED_TOOLS } from "./claude-args.ts";
 import type { PreparedSpawn } from "./spawn-preparation.ts";
 import type { TurnServices } from "./turn-services.ts";
 
-/** The pool key of a project's process: one session per project. */
-export function warmKey(projectId: number): string {
-  return `project:${projectId}`;
-}
-
 /**
  * The arguments of a process in `workspaceDir` (resuming at `point`; null: a new session, and
  * the startup digest's arguments): Mara's plugin agent, the configured permission mode and

@@ -20,7 +20,7 @@ import {
 import type { CliFallback, ExactTokenUsage } from "@talkide/be-api";
 import { sql } from "kysely";
 import { cacheMissView, type StoredCacheMiss, type TurnRow } from "../domain/turns.ts";
-import { projectOwner } from "./project-owner.ts";
+import { projectKey } from "./project-key.ts";
 import { projectScope, releasePin, type SessionRow } from "./session-pinning.ts";
 import type { LiveTurn } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
@@ -260,7 +260,7 @@ export async function failTurn(
       .execute();
     return finishRun(engineDb(trx), {
       turnId: turn.id,
-      owner: projectOwner(turn.project_id),
+      owner: projectKey(turn.project_id),
       outcome: ran.interrupted === true ? "interrupted" : "failed",
       failure: { code, message },
       sessionId: session?.id ?? null,
@@ -417,7 +417,7 @@ export async function recordStopped(
       .execute();
     await finishRun(engineDb(trx), {
       turnId: turn.id,
-      owner: projectOwner(turn.project_id),
+      owner: projectKey(turn.project_id),
       outcome: "stopped",
       failure: null,
       sessionId: ranIn?.id ?? null,

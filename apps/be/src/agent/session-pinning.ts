@@ -14,8 +14,7 @@ import {
 import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "../db/schema.ts";
 import type { TurnRow } from "../domain/turns.ts";
-import { warmKey } from "./claude-spawn.ts";
-import { projectOwner } from "./project-owner.ts";
+import { projectKey } from "./project-key.ts";
 import type { TurnEmitter } from "./turn-events.ts";
 import type { TurnServices } from "./turn-services.ts";
 
@@ -33,7 +32,7 @@ const SESSION_RESET_MESSAGES: Record<SessionResetReason, string> = {
 
 /** A project's sessions in the engine: one open at a time, keyed as its warm process is. */
 export function projectScope(projectId: number): SessionScope {
-  return { scope: warmKey(projectId), owner: projectOwner(projectId) };
+  return { scope: projectKey(projectId), owner: projectKey(projectId) };
 }
 
 /** The release a session is pinned to (migration 0017 wrote the same for earlier sessions). */
@@ -46,7 +45,7 @@ export function openSession(
   db: Kysely<DatabaseSchema>,
   projectId: number,
 ): Promise<SessionRow | null> {
-  return openEngineSession(engineDb(db), warmKey(projectId));
+  return openEngineSession(engineDb(db), projectKey(projectId));
 }
 
 /** Ends the project's session, visibly: in the turn record and as a `session.reset` event. */

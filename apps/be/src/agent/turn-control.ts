@@ -5,7 +5,7 @@ import type { DatabaseSchema } from "../db/schema.ts";
 import type { Membership } from "../domain/membership.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { announceStopRequest } from "./event-notifications.ts";
-import { projectOwner } from "./project-owner.ts";
+import { projectKey } from "./project-key.ts";
 import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /**
@@ -56,7 +56,7 @@ async function stopQueued(
     // Its run never started: the engine records it stopped, having cost nothing known.
     await finishRun(engineDb(trx), {
       turnId: turn.id,
-      owner: projectOwner(turn.project_id),
+      owner: projectKey(turn.project_id),
       outcome: "stopped",
       failure: null,
       figures: null,

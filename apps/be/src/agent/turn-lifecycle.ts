@@ -24,8 +24,8 @@ import type { ProjectRow } from "../context/render-state.ts";
 import type { TurnRow } from "../domain/turns.ts";
 import { forwardAgentEvent } from "./agent-events.ts";
 import { projectQuarantineDir } from "./quarantine.ts";
-import { coldStart, startupDigest, warmKey } from "./claude-spawn.ts";
-import { projectOwner } from "./project-owner.ts";
+import { coldStart, startupDigest } from "./claude-spawn.ts";
+import { projectKey } from "./project-key.ts";
 import { projectScope, releasePin, resetSession } from "./session-pinning.ts";
 import {
   type PreparedSpawn,
@@ -206,7 +206,7 @@ function backendHost(
         resumedFrom: point?.id ?? null,
         instructionFiles,
         turnId: turn.id,
-        key: warmKey(turn.project_id),
+        key: projectKey(turn.project_id),
         sessionKey: session?.id ?? null,
         // A turn's cost is the gateway's exact figure (outcome-store.ts), not the difference of
         // the CLI's running totals: none is kept.
@@ -346,7 +346,7 @@ async function recordProcess(
     engineDb(services.db),
     {
       turnId: turn.id,
-      owner: projectOwner(turn.project_id),
+      owner: projectKey(turn.project_id),
       sessionId: attempt.session?.id ?? null,
       resumedFrom: attempt.resumedFrom,
       process: { kind: taken.kind, coldReason: taken.coldReason, marker: taken.marker },

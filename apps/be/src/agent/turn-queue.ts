@@ -10,7 +10,7 @@ import { engineDb, finishRun, processMarkersOf } from "@talkide/turn-engine";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import type { DatabaseSchema } from "../db/schema.ts";
-import { projectOwner } from "./project-owner.ts";
+import { projectKey } from "./project-key.ts";
 import { appendTerminalEvent } from "./turn-event-store.ts";
 
 /** What a turn's job carries: the turn row holds everything else. */
@@ -148,7 +148,7 @@ async function recordTurnFailure(
     if (row === undefined) return false;
     await finishRun(engineDb(trx), {
       turnId,
-      owner: projectOwner(row.project_id),
+      owner: projectKey(row.project_id),
       outcome: "failed",
       failure: { code, message },
       figures: {

@@ -8,7 +8,7 @@ import { sql } from "kysely";
 import { z } from "zod";
 import { ApiError } from "@talkide/service-kit";
 import { deleteRunsOf, deleteSessionsOf, engineDb } from "@talkide/turn-engine";
-import { projectOwner } from "../agent/project-owner.ts";
+import { projectKey } from "../agent/project-key.ts";
 import { writeFileIfChanged } from "../context/write-if-changed.ts";
 import { buildRenderInput, checkRenderState, type ProjectRow } from "../context/render-state.ts";
 import type { DatabaseSchema } from "../db/schema.ts";
@@ -287,8 +287,8 @@ export async function deleteProject(
       // members; its sessions and its turns' runs are the engine's, owned by the project.
       await trx.deleteFrom("turns").where("project_id", "=", options.projectId).execute();
       const engine = engineDb(trx);
-      await deleteRunsOf(engine, projectOwner(options.projectId));
-      await deleteSessionsOf(engine, projectOwner(options.projectId));
+      await deleteRunsOf(engine, projectKey(options.projectId));
+      await deleteSessionsOf(engine, projectKey(options.projectId));
       await trx.deleteFrom("projects").where("id", "=", options.projectId).execute();
       for (const dir of [options.workspaceDir, ...(options.alsoDirs ?? [])]) {
         try {
